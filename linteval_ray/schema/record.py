@@ -1,0 +1,79 @@
+"""The LintEval record, exactly as the dataset card describes it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Language = Literal["cpp", "py3", "java"]
+LANGUAGES: tuple[Language, ...] = ("cpp", "py3", "java")
+
+
+class LintMessage(BaseModel):
+    """One linter alert. ``message_identity`` is what original and revised are matched on."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    tool: str = Field(description="clang-tidy, pylint or pmd")
+    file: str = Field(default="", description="path the linter saw (a temp file; informational)")
+    line: int = Field(description="1-based line")
+    column: int = Field(default=0, description="column as the tool reports it")
+    severity: str = Field(default="warning", description="tool severity: warning, error, ...")
+    message_text: str
+    check_name: str = Field(description="the tool's rule / check / symbol name")
+    category: str = Field(
+        default="other",
+        description="check family (bugprone, performance, modernize, readability, ..., other)",
+    )
+    message_identity: str = Field(default="", description="check_name::message_text")
+
+    @model_validator(mode="after")
+    def _identity(self) -> "LintMessage":
+        if not self.message_identity:
+            object.__setattr__(self, "message_identity", f"{self.check_name}::{self.message_text}")
+        return self
+
+
+class LintEvalRecord(BaseModel):
+    """One LintEval sample. Unknown fields are kept (``extra="allow"``), never dropped."""
+
+    model_config = ConfigDict(extra="allow")
+
+    sample_id: str = Field(min_length=1)
+    problem_id: str = Field(min_length=1)
+    split: str | None = None
+    language: Language
+    code: str = Field(min_length=1, description="the original, alert-carrying program")
+    linter_messages: list[LintMessage] = Field(default_factory=list)
+    linter_message_count: int | None = None
+    original_loc: int | None = None
+    compile_ok: bool | None = None
+    source: str | None = None
+    title: str | None = None
+    generator: str = Field(min_length=1, description="testlib generator source (C++)")
+    generator_cmd: str = Field(min_length=1, description="one generator command line per line")
+    checker: str = Field(min_length=1, description="testlib checker source (C++)")
+    validator: str = Field(min_length=1, description="testlib validator source (C++)")
+    # The reference revision shipped with the dataset, and how it was obtained.
+    revised_code: str | None = None
+    raw_response: str | None = None
+    tokens_used: int | None = None
+    error: str | None = None
+    extraction_ok: bool | None = None
+    revision_error: str | None = None
+    pass_at_1: bool | None = None
+    validation_error: str | None = None
+    original_messages: list[LintMessage] | None = None
+    revised_messages: list[LintMessage] | None = None
+    metrics: dict[str, Any] | None = None
+    validation: dict[str, Any] | None = None
+
+    def generator_commands(self) -> list[str]:
+        """Generator command lines: blanks and ``#`` comments skipped, trailing comments cut."""
+        commands = []
+        for raw in self.generator_cmd.splitlines():
+            line = raw.split("#", 1)[0].strip()
+            if line:
+                commands.append(line)
+        return commands

@@ -1,0 +1,128 @@
+"""The per-sample result row: one per (input sample, draw), whatever happened to it."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from linteval_ray.schema.record import LintMessage
+
+
+class Status(StrEnum):
+    """How far a row got. Only ``evaluated`` rows carry a verdict on the revision."""
+
+    EVALUATED = "evaluated"
+    INVALID_INPUT = "invalid_input"  # the input row failed schema validation
+    INVALID_PROBLEM = "invalid_problem"  # the problem's tools or original are broken
+    GENERATION_ERROR = "generation_error"  # the model backend failed on this row
+    INFRA_ERROR = "infra_error"  # the evaluator itself failed (sandbox, worker, storage)
+
+
+class Verdict(StrEnum):
+    """Classed outcome of validating a revision (``validation_error`` is its string form)."""
+
+    PASSED = "passed"
+    EXTRACTION_FAILED = "extraction_failed"
+    COMPILE_ERROR = "compile_error"
+    WRONG_ANSWER = "wrong_answer"
+    TIME_LIMIT = "time_limit"
+    MEMORY_LIMIT = "memory_limit"
+    OUTPUT_LIMIT = "output_limit"
+    RUNTIME_ERROR = "runtime_error"
+    NO_TESTS = "no_tests"
+    INFRA_ERROR = "infra_error"
+
+
+class CategoryCount(BaseModel):
+    """Alert counts of one category (the paper's five), for sums in the reduction."""
+
+    category: str
+    original: int = 0
+    revised: int = 0
+    remaining: int = 0
+    new: int = 0
+
+
+class SampleMetrics(BaseModel):
+    """Per-sample metrics, field names as in the dataset card's ``metrics`` column."""
+
+    original_total_messages: int = 0
+    revised_total_messages: int = 0
+    old_messages_remaining: int = 0
+    new_messages_count: int = 0
+    mrr_at_pass: float | None = Field(default=None, description="(in - out) / in")
+    new_msg_per_sample_at_pass: int = 0
+    line_churn_at_pass: float | None = Field(
+        default=None, description="(added + deleted lines) / original_loc"
+    )
+    original_loc: int = 0
+    revised_loc: int = 0
+    added_lines: int = 0
+    deleted_lines: int = 0
+    category_counts: list[CategoryCount] = Field(default_factory=list)
+
+
+class Limits(BaseModel):
+    """Resource limits a revision ran under (recorded in every row)."""
+
+    time_floor_s: float
+    time_factor: float
+    memory_mb: int
+    output_mb: int
+
+
+class Timings(BaseModel):
+    """Where the seconds went for one row (wall clock, in the validation actor)."""
+
+    lint_s: float = 0.0
+    compile_s: float = 0.0
+    tests_s: float = 0.0
+    total_s: float = 0.0
+
+
+class ResultRow(BaseModel):
+    """One output row. Every input sample yields exactly one per draw."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sample_id: str = Field(description="input sample id (or '#<row>' for an unparsable row)")
+    draw: int = Field(default=0, description="0..n-1: which generation for this sample")
+    row_id: str = Field(description="unique key: sample_id/draw")
+    problem_id: str | None = None
+    language: str | None = None
+    split: str | None = None
+    status: Status
+    error: str | None = Field(default=None, description="why status is not 'evaluated'")
+
+    model: str | None = None
+    prompt_version: str | None = None
+    revised_code: str | None = None
+    raw_response: str | None = None
+    extraction_ok: bool | None = None
+    tokens_used: int | None = None
+
+    compile_ok: bool | None = None
+    pass_at_1: bool = False
+    verdict: Verdict | None = None
+    validation_error: str | None = Field(
+        default=None, description="None when passed, else '<verdict>[: detail]'"
+    )
+    tests_generated: int = 0
+    tests_passed: int = 0
+    tests_failed: int = 0
+    tests_dropped: int = Field(
+        default=0, description="inputs rejected by the validator or failed by the original"
+    )
+
+    original_messages: list[LintMessage] = Field(default_factory=list)
+    revised_messages: list[LintMessage] = Field(default_factory=list)
+    metrics: SampleMetrics | None = None
+    limits: Limits | None = None
+    timings: Timings = Field(default_factory=Timings)
+    toolchain_id: str | None = None
+    worker: str | None = Field(default=None, description="node / actor that validated the row")
+
+    @staticmethod
+    def make_row_id(sample_id: str, draw: int) -> str:
+        return f"{sample_id}/{draw}"

@@ -1,0 +1,1 @@
+"""Validation: lint, compile and testlib-test a revision in a sandbox."""

@@ -1,0 +1,83 @@
+"""The one interface every sandbox backend implements.
+
+Every untrusted program (revisions, originals, generators, validators,
+checkers, and the compilers and linters that read untrusted source) runs
+through ``Sandbox.run``. Inside the box the per-run work directory is mounted
+read-write at ``BOX_DIR`` and is the current directory; nothing else of the host
+is writable, and only what a backend binds read-only (system toolchains and the
+``mounts`` a caller passes) is visible.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+BOX_DIR = "/box"
+
+
+class Mount(BaseModel):
+    """A host path made visible inside the box (read-only unless ``writable``)."""
+
+    src: Path
+    dst: str
+    writable: bool = False
+
+
+class RunLimits(BaseModel):
+    """Bounds on one run. ``None`` means the backend's default."""
+
+    wall_s: float = Field(description="wall-clock limit; the whole process group is killed")
+    cpu_s: float | None = Field(default=None, description="RLIMIT_CPU (defaults to wall_s + 1)")
+    memory_mb: int = Field(default=1024, description="RLIMIT_AS")
+    output_bytes: int = Field(default=64 << 20, description="cap on captured stdout (and stderr)")
+    file_size_mb: int = Field(default=64, description="RLIMIT_FSIZE")
+    nproc: int = Field(default=64, description="RLIMIT_NPROC for the sandbox uid")
+    nofile: int = Field(default=256, description="RLIMIT_NOFILE")
+
+
+class RunResult(BaseModel):
+    """What happened to one run."""
+
+    exit_code: int | None = Field(description="exit status, or None when killed by a signal")
+    signal: int | None = None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    timed_out: bool = False  # wall or CPU limit
+    memory_exceeded: bool = False  # best effort: bad_alloc / MemoryError / OOM signatures
+    output_exceeded: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not (self.timed_out or self.output_exceeded)
+
+
+class Sandbox(ABC):
+    """Runs one command in isolation and reports how it ended."""
+
+    name: str
+
+    @abstractmethod
+    def run(
+        self,
+        argv: list[str],
+        *,
+        workdir: Path,
+        limits: RunLimits,
+        stdin: bytes | Path | None = None,
+        mounts: list[Mount] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> RunResult:
+        """Run ``argv`` with ``workdir`` mounted at ``BOX_DIR`` (cwd); never raises for the
+        program's own failures, only for the sandbox's (``SandboxError``)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release held resources (e.g. the claimed sandbox uid)."""
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself could not run (not the program inside it)."""
