@@ -115,6 +115,9 @@ class PoolConfig(_Section):
     max_actors: int | None = Field(default=None, description="default: one per available CPU / num_cpus")
     num_cpus: float = Field(default=1.0, gt=0, description="CPUs reserved per validation actor")
     batch_size: int = Field(default=4, ge=1, description="samples per map_batches call")
+    store_batch_size: int = Field(
+        default=16, ge=1, description="rows per result shard (a killed run recomputes at most these)"
+    )
     resources: dict[str, float] = Field(default_factory=dict, description="custom resources, e.g. {validation: 1}")
 
 

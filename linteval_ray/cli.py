@@ -1,0 +1,170 @@
+"""The ``linteval-ray`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from linteval_ray import __version__
+from linteval_ray.config import ConfigError, RunConfig, load_config
+
+DESCRIPTION = """\
+linteval-ray scores models on LintEval: a model rewrites a program (C++, Python 3 or
+Java) so its linter alerts go away; the evaluator lints, compiles and runs the
+problem's testlib tests on every revision in a sandbox, at cluster scale on Ray.
+
+  linteval-ray run                       evaluate the bundled data set (reference revisions)
+  linteval-ray run --config configs/lite.yaml --model /models/my-ft
+  linteval-ray validate --sample-id lr01_cpp_0     debug one sample in process
+  linteval-ray compare runs/a runs/b      side-by-side metrics
+"""
+
+
+def _add_run_overrides(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", "-c", help="YAML run config (see configs/); flags override it")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override any config key, e.g. --set validation.limits.memory_mb=256 (repeatable)")
+    p.add_argument("--dataset", help="preset (bundled, lite, demo, full) or JSONL/Parquet URL")
+    p.add_argument("--limit", type=int, help="at most N samples")
+    p.add_argument("--language", action="append", choices=["cpp", "py3", "java"], help="only this language (repeatable)")
+    p.add_argument("--sample-id", action="append", help="only this sample (repeatable)")
+    p.add_argument("--predictions", help="replay revisions from this JSONL/Parquet (sample_id, raw_response/revised_code)")
+
+
+def _flag_overrides(args: argparse.Namespace) -> list[str]:
+    """CLI flags as config overrides (they win over the file, --set wins over them)."""
+    pairs = []
+    if args.dataset:
+        pairs.append(f"dataset.source={json.dumps(args.dataset)}")
+    if args.limit:
+        pairs.append(f"dataset.limit={args.limit}")
+    if args.language:
+        pairs.append(f"dataset.languages={json.dumps(args.language)}")
+    if args.sample_id:
+        pairs.append(f"dataset.sample_ids={json.dumps(args.sample_id)}")
+    if args.predictions:
+        pairs += ["generation.backend=replay", f"generation.replay.predictions={json.dumps(args.predictions)}"]
+    for name, key in [("output", "output"), ("run_name", "run_name"), ("ray_address", "ray.address"),
+                      ("n", "generation.n")]:
+        value = getattr(args, name, None)
+        if value is not None:
+            pairs.append(f"{key}={json.dumps(value)}")
+    if getattr(args, "endpoint", None):
+        pairs += ["generation.backend=endpoint", f"generation.endpoint.url={json.dumps(args.endpoint)}"]
+        if args.model:
+            pairs.append(f"generation.endpoint.model={json.dumps(args.model)}")
+    elif getattr(args, "model", None):
+        pairs += ["generation.backend=vllm", f"generation.vllm.model={json.dumps(args.model)}"]
+    return pairs + args.overrides
+
+
+def _config(args: argparse.Namespace) -> RunConfig:
+    return load_config(args.config, _flag_overrides(args))
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from linteval_ray.pipeline.run import run
+    from linteval_ray.report.tables import metric_tables, to_text
+
+    outcome = run(_config(args))
+    metrics = outcome.reduction.metrics
+    print()
+    for table in metric_tables(metrics):
+        print(to_text(table), end="\n\n")
+    print(f"results: {outcome.output}  (metrics.json, results.parquet, report.md, report.html)")
+    if outcome.resumed_rows:
+        print(f"resumed: {outcome.resumed_rows} rows were already done, {outcome.new_rows} evaluated now")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from linteval_ray.validate.inprocess import validate_in_process
+
+    rows = validate_in_process(_config(args))
+    if args.json:
+        for row in rows:
+            print(row.model_dump_json())
+        return 0
+    from linteval_ray.validate.inprocess import describe
+
+    for row in rows:
+        print(describe(row), end="\n\n")
+    return 0
+
+
+def cmd_reduce(args: argparse.Namespace) -> int:
+    from linteval_ray.reduce.reduce import reduce_run
+    from linteval_ray.report.tables import metric_tables, to_text
+
+    reduction = reduce_run(args.output.rstrip("/"), load_config(args.config).storage)
+    for table in metric_tables(reduction.metrics):
+        print(to_text(table), end="\n\n")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from linteval_ray.report.compare import compare_table
+    from linteval_ray.report.tables import to_markdown, to_text
+
+    table = compare_table([o.rstrip("/") for o in args.outputs], args.group, load_config(args.config).storage)
+    print(to_markdown(table) if args.markdown else to_text(table))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="linteval-ray", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"linteval-ray {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="evaluate a split end to end on Ray (default: the bundled data)",
+                         description="Load → prompt → generate → validate → store → reduce → report. "
+                         "Rerunning with the same --output resumes: rows already written are skipped.")
+    _add_run_overrides(run)
+    run.add_argument("--output", "-o", help="run folder: local path, s3://..., gs://... (default ./runs/<run-name>)")
+    run.add_argument("--run-name", help="name of the run (default <dataset>-<backend>-<time>)")
+    run.add_argument("--model", help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name)")
+    run.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    run.add_argument("--n", type=int, help="generations per sample (pass@k for k <= n)")
+    run.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    run.set_defaults(func=cmd_run)
+
+    val = sub.add_parser("validate", help="evaluate samples in this process, without Ray (debugging)")
+    _add_run_overrides(val)
+    val.add_argument("--json", action="store_true", help="print result rows as JSON lines")
+    val.set_defaults(func=cmd_validate)
+
+    red = sub.add_parser("reduce", help="recompute metrics.json, results.parquet and the report from shards")
+    red.add_argument("output", help="run folder")
+    red.add_argument("--config", "-c", help="config holding storage credentials")
+    red.set_defaults(func=cmd_reduce)
+
+    cmp_ = sub.add_parser("compare", help="side-by-side metrics of several runs")
+    cmp_.add_argument("outputs", nargs="+", help="run folders")
+    cmp_.add_argument("--group", default="overall", help="overall, cpp, py3 or java")
+    cmp_.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    cmp_.add_argument("--config", "-c", help="config holding storage credentials")
+    cmp_.set_defaults(func=cmd_compare)
+
+    from linteval_ray.toolchain.check import add_parser as add_toolchain_parser
+
+    add_toolchain_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        print(f"linteval-ray: config error: {exc}", file=sys.stderr)
+        return 2

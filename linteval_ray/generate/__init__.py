@@ -1,0 +1,1 @@
+"""Generation backends: replay, vLLM (ray.data.llm), OpenAI-compatible endpoint."""

@@ -1,0 +1,1 @@
+"""The Ray Data pipeline: load → prompt → generate → validate → store, then reduce → report."""

@@ -1,0 +1,1 @@
+"""Reduction: result shards → metrics."""

@@ -1,0 +1,1 @@
+"""Reports: metric tables (terminal, Markdown, HTML), plots, run comparison."""

@@ -1,0 +1,39 @@
+"""report.md and report.html (same content), with the plots beside them."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from linteval_ray.config import StorageConfig
+from linteval_ray.reduce.metrics import RunMetrics
+from linteval_ray.report.plots import plots
+from linteval_ray.report.tables import metric_tables, slowest_table, to_html, to_markdown
+from linteval_ray.schema import ResultRow
+from linteval_ray.store.fs import write_bytes_atomic
+
+STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
+         "table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #ccc;padding:.25rem .6rem;"
+         "text-align:right}td:first-child,th:first-child{text-align:left}img{max-width:100%}")
+
+
+def write_report(output: str, rows: Sequence[ResultRow], metrics: RunMetrics, storage: StorageConfig | None) -> None:
+    tables = [*metric_tables(metrics), slowest_table(rows)]
+    images = plots(metrics)
+    for name, png in images.items():
+        write_bytes_atomic(f"{output}/plots/{name}", png, storage)
+    title = f"LintEval results: {output.rsplit('/', 1)[-1]}"
+    summary = (f"{metrics.n_samples} samples, {metrics.draws} draw(s) each; "
+               f"{metrics.excluded} rows excluded as invalid input or problem.")
+    markdown = "\n\n".join(
+        [f"# {title}", summary, *(to_markdown(t) for t in tables),
+         "## Plots", *(f"![{n}](plots/{n})" for n in images)]
+    ) + "\n"
+    page = "".join(
+        [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+         f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1><p>{html.escape(summary)}</p>",
+         *(to_html(t) for t in tables), "<h2>Plots</h2>",
+         *(f"<p><img src='plots/{n}' alt='{n}'></p>" for n in images), "</body></html>\n"]
+    )
+    write_bytes_atomic(f"{output}/report.md", markdown.encode(), storage)
+    write_bytes_atomic(f"{output}/report.html", page.encode(), storage)

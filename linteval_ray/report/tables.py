@@ -1,0 +1,94 @@
+"""Metric tables as plain data, rendered to text, Markdown or HTML by one function each."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from linteval_ray.reduce.metrics import GroupMetrics, RunMetrics
+from linteval_ray.schema import ResultRow
+
+
+class Table(BaseModel):
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+GROUP_HEADERS = ["group", "n", "passed", "Pass@1", "Reduction@P", "New@P", "ΔLine@P", "LinePerFix@P"]
+
+
+def group_row(name: str, g: GroupMetrics) -> list[str]:
+    return [name, str(g.n), str(g.n_passed), pct(g.pass_at_1), pct(g.reduction_at_p),
+            pct(g.new_at_p), num(g.delta_line_at_p, 1), num(g.line_per_fix_at_p)]
+
+
+def metric_tables(metrics: RunMetrics) -> list[Table]:
+    tables = [
+        Table(
+            title="Metrics by language",
+            headers=GROUP_HEADERS,
+            rows=[group_row("overall", metrics.overall)]
+            + [group_row(lang, g) for lang, g in metrics.by_language.items()],
+        ),
+        Table(
+            title="Alert reduction by category (passing samples)",
+            headers=["category", "alerts in", "alerts out", "Reduction@P"],
+            rows=[[name, str(c.alerts_in), str(c.alerts_out), pct(c.reduction_at_p)]
+                  for name, c in metrics.by_category.items()],
+        ),
+    ]
+    if metrics.draws > 1:
+        tables.append(Table(title=f"pass@k ({metrics.draws} draws per sample)", headers=["k", "pass@k"],
+                            rows=[[k, pct(v)] for k, v in metrics.pass_at_k.items()]))
+    tables.append(
+        Table(
+            title="Outcomes",
+            headers=["status / verdict", "rows"],
+            rows=[[f"status: {k}", str(v)] for k, v in sorted(metrics.statuses.items())]
+            + [[f"verdict: {k}", str(v)] for k, v in sorted(metrics.verdicts.items(), key=lambda kv: -kv[1])],
+        )
+    )
+    return tables
+
+
+def slowest_table(rows: Sequence[ResultRow], top: int = 10) -> Table:
+    slow = sorted(rows, key=lambda r: r.timings.total_s, reverse=True)[:top]
+    return Table(
+        title=f"Slowest {len(slow)} rows (validation wall seconds)",
+        headers=["row", "language", "verdict", "total s", "lint s", "compile s", "tests s"],
+        rows=[[r.row_id, r.language or "-", str(r.verdict or r.status), num(r.timings.total_s),
+               num(r.timings.lint_s), num(r.timings.compile_s), num(r.timings.tests_s)] for r in slow],
+    )
+
+
+def to_text(table: Table) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in table.rows)) if table.rows else len(h)
+              for i, h in enumerate(table.headers)]
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([table.title, line(table.headers), line(["-" * w for w in widths]),
+                      *(line(r) for r in table.rows)])
+
+
+def to_markdown(table: Table) -> str:
+    head = "| " + " | ".join(table.headers) + " |"
+    rule = "|" + "|".join(["---"] + ["---:"] * (len(table.headers) - 1)) + "|"
+    body = ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in table.rows]
+    return "\n".join([f"### {table.title}", "", head, rule, *body])
+
+
+def to_html(table: Table) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in table.rows)
+    return f"<h3>{html.escape(table.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -1,0 +1,86 @@
+"""``manifest.json``: everything needed to know what a run was and to reproduce it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import sys
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from linteval_ray.config import RunConfig, StorageConfig
+from linteval_ray.store.fs import filesystem, write_bytes_atomic
+
+MANIFEST = "manifest.json"
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def library_versions() -> dict[str, str | None]:
+    names = ["linteval-ray", "ray", "pyarrow", "pydantic", "fsspec", "s3fs", "pylint", "clang-tidy", "vllm"]
+    return {"python": sys.version.split()[0], "platform": platform.platform(), **{n: _version(n) for n in names}}
+
+
+def redacted_config(config: RunConfig) -> dict[str, Any]:
+    """The config without secrets (storage keys never reach a results folder)."""
+    data = config.model_dump(mode="json")
+    for field in ("key", "secret"):
+        if data["storage"].get(field):
+            data["storage"][field] = "***"
+    return data
+
+
+class Manifest(BaseModel):
+    run_name: str
+    output: str
+    config: dict[str, Any]
+    fingerprint: str = Field(description="hash of what makes results comparable; resume refuses a mismatch")
+    dataset_url: str
+    dataset_sha256: str
+    prompt_version: str
+    model: str
+    backend: str
+    toolchain: dict[str, Any]
+    versions: dict[str, str | None]
+    started_at: str
+    finished_at: str | None = None
+    attempts: int = 1
+    counts: dict[str, int] = Field(default_factory=dict)
+
+
+def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str) -> str:
+    """What must not change between a run and its resume: data, model, prompt, limits, tools."""
+    parts = {
+        "dataset": dataset_sha256,
+        "dataset_filters": config.dataset.model_dump(mode="json", exclude={"source"}),
+        "generation": config.generation.model_dump(mode="json"),
+        "limits": config.validation.limits.model_dump(mode="json"),
+        "toolchain": toolchain_id,
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def read_manifest(output: str, storage: StorageConfig | None) -> Manifest | None:
+    fs, root = filesystem(output, storage)
+    path = f"{root.rstrip('/')}/{MANIFEST}"
+    if not fs.exists(path):
+        return None
+    return Manifest.model_validate_json(fs.cat_file(path))
+
+
+def write_manifest(manifest: Manifest, storage: StorageConfig | None) -> None:
+    data = manifest.model_dump_json(indent=2).encode()
+    write_bytes_atomic(f"{manifest.output.rstrip('/')}/{MANIFEST}", data, storage)

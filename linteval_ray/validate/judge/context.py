@@ -1,0 +1,65 @@
+"""What every judging step needs: where to run, with which tools, caching into what."""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
+
+from linteval_ray.config import TestLimits
+from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox
+
+if TYPE_CHECKING:
+    from linteval_ray.toolchain import Toolchain
+    from linteval_ray.validate.cache import ContentCache
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass
+class JudgeContext:
+    """Shared by problem preparation and revision runs (one per validation worker)."""
+
+    sandbox: Sandbox
+    toolchain: Toolchain
+    cache: ContentCache
+    scratch: Path = field(default_factory=lambda: Path(tempfile.gettempdir()))  # per-run work dirs
+    limits: TestLimits = field(default_factory=TestLimits)
+    jobs: int = 1
+    python: str = "/usr/bin/python3"
+    sandbox_runs: int = 0  # how many programs this context started (tests read it)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.scratch.mkdir(parents=True, exist_ok=True)
+
+    def run(
+        self,
+        argv: list[str],
+        *,
+        limits: RunLimits,
+        stdin: bytes | Path | None = None,
+        mounts: list[Mount] | None = None,
+        env: dict[str, str] | None = None,
+        files: dict[str, bytes] | None = None,
+    ) -> RunResult:
+        """Run in a fresh work dir holding ``files``; the dir is gone afterwards."""
+        with self._lock:
+            self.sandbox_runs += 1
+        with tempfile.TemporaryDirectory(dir=self.scratch, prefix="run-") as tmp:
+            workdir = Path(tmp)
+            for name, data in (files or {}).items():
+                (workdir / name).write_bytes(data)
+            return self.sandbox.run(argv, workdir=workdir, limits=limits, stdin=stdin, mounts=mounts, env=env)
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """``fn`` over ``items`` on ``jobs`` threads (each sandbox run is its own process)."""
+        items = list(items)
+        if self.jobs <= 1 or len(items) <= 1:
+            return [fn(item) for item in items]
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            return list(pool.map(fn, items))

@@ -1,0 +1,304 @@
+"""Model-independent work for a problem, done once per content and cached.
+
+1. compile the testlib generator, validator and checker (C++17 -O2, ~5 s each cold);
+2. run every generator command line, drop inputs the validator rejects, dedupe;
+3. per ORIGINAL program: run it on every input; its output is the expected answer
+   (testlib checkers compare participant output ``ouf`` with the jury answer ``ans``)
+   and its time scales the revision's time limit. Inputs it fails on are dropped.
+
+A second evaluation of the same problem compiles nothing and runs no generator:
+tests and reference answers come from the cache, and the checker binary too.
+A broken problem raises ``ProblemError`` with a class; the engine turns it into an
+``invalid_problem`` row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shlex
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from linteval_ray.schema.record import Language, LintEvalRecord
+from linteval_ray.validate.judge.compile import CXX_FLAGS, CompiledProgram, compile_cached
+from linteval_ray.validate.judge.context import JudgeContext
+from linteval_ray.validate.sandbox.base import RunLimits, RunResult
+
+log = logging.getLogger(__name__)
+
+TOOL_MEMORY_MB = 1024  # generators and validators: generous, they are the jury's
+TESTS_MANIFEST = "tests.json"
+REFERENCE_MANIFEST = "reference.json"
+
+
+class ProblemErrorKind(StrEnum):
+    GENERATOR_COMPILE_ERROR = "generator_compile_error"
+    VALIDATOR_COMPILE_ERROR = "validator_compile_error"
+    CHECKER_COMPILE_ERROR = "checker_compile_error"
+    NO_VALID_TESTS = "no_valid_tests"
+    ORIGINAL_COMPILE_ERROR = "original_compile_error"
+    ORIGINAL_FAILS_ALL = "original_fails_all"
+
+
+class ProblemError(Exception):
+    """The problem (its tools, tests or original program) is unusable."""
+
+    def __init__(self, kind: ProblemErrorKind, detail: str = "") -> None:
+        super().__init__(f"{kind.value}: {detail}" if detail else kind.value)
+        self.kind = kind
+        self.detail = detail
+
+
+class TestSet(BaseModel):
+    """Validated, deduplicated inputs ``<name>.in`` in ``directory``, in command order."""
+
+    key: str = Field(description="content key of this test set (inputs depend on nothing else)")
+    directory: Path
+    names: list[str]
+    commands: int = Field(description="generator command lines run")
+    generator_failed: int = 0
+    rejected: int = Field(default=0, description="inputs the validator rejected")
+    duplicates: int = 0
+
+    def input_path(self, name: str) -> Path:
+        return self.directory / f"{name}.in"
+
+
+class ReferenceTest(BaseModel):
+    name: str
+    wall_s: float
+    cpu_s: float
+
+
+class ReferenceRun(BaseModel):
+    """The original's answers ``<name>.ans`` in ``directory`` for the tests it passed."""
+
+    directory: Path
+    tests: list[ReferenceTest]
+    failed: int = Field(default=0, description="inputs the original crashed or timed out on (dropped)")
+
+    def answer_path(self, name: str) -> Path:
+        return self.directory / f"{name}.ans"
+
+
+class PreparedProblem(BaseModel):
+    """Everything needed to judge revisions of one original program."""
+
+    checker: CompiledProgram
+    tests: TestSet
+    reference: ReferenceRun
+
+    @property
+    def tests_generated(self) -> int:
+        return self.tests.commands
+
+    @property
+    def tests_dropped(self) -> int:
+        """Inputs lost before judging: generator failures, validator rejects, duplicates, original failures."""
+        return self.tests.commands - len(self.reference.tests)
+
+
+def prepare_problem(record: LintEvalRecord, ctx: JudgeContext) -> PreparedProblem:
+    """Checker, tests and reference answers for ``record``'s problem and original (cached)."""
+    checker = compile_tool(record.checker, ctx, ProblemErrorKind.CHECKER_COMPILE_ERROR)
+    tests = build_tests(record, ctx)
+    reference = run_reference(record.language, record.code, tests, ctx)
+    return PreparedProblem(checker=checker, tests=tests, reference=reference)
+
+
+def compile_tool(source: str, ctx: JudgeContext, error_kind: ProblemErrorKind) -> CompiledProgram:
+    outcome = compile_cached(
+        "cpp",
+        source,
+        cache=ctx.cache,
+        sandbox=ctx.sandbox,
+        toolchain=ctx.toolchain,
+        scratch=ctx.scratch,
+        timeout_s=ctx.limits.compile_timeout_s,
+        with_testlib=True,
+    )
+    if outcome.program is None:
+        raise ProblemError(error_kind, outcome.error or "")
+    return outcome.program
+
+
+# -- tests -----------------------------------------------------------------------------------------
+
+
+def build_tests(record: LintEvalRecord, ctx: JudgeContext) -> TestSet:
+    """Generated + validated + deduplicated inputs; the generator runs once per content."""
+    commands = record.generator_commands()
+    key = ctx.cache.key(
+        "tests",
+        generator=record.generator,
+        validator=record.validator,
+        commands=commands,
+        toolchain=ctx.toolchain.toolchain_id,
+        flags=CXX_FLAGS,
+        wall_s=ctx.limits.reference_time_limit_s,
+        output_mb=ctx.limits.output_mb,
+    )
+    directory = ctx.cache.get_dir(key)
+    if directory is None:
+        directory = _generate_tests(record, commands, key, ctx)
+    tests = TestSet.model_validate(
+        {**json.loads((directory / TESTS_MANIFEST).read_text()), "directory": directory, "key": key}
+    )
+    if not tests.names:
+        raise ProblemError(
+            ProblemErrorKind.NO_VALID_TESTS,
+            f"{tests.commands} commands: {tests.generator_failed} generator failures, "
+            f"{tests.rejected} rejected by the validator",
+        )
+    return tests
+
+
+def _generate_tests(record: LintEvalRecord, commands: list[str], key: str, ctx: JudgeContext) -> Path:
+    generator = compile_tool(record.generator, ctx, ProblemErrorKind.GENERATOR_COMPILE_ERROR)
+    validator = compile_tool(record.validator, ctx, ProblemErrorKind.VALIDATOR_COMPILE_ERROR)
+    outcomes = ctx.map(lambda cmd: _generate_one(cmd, generator, validator, ctx), commands)
+    seen: set[str] = set()
+    names: list[str] = []
+    counts = {"generator_failed": 0, "rejected": 0, "duplicates": 0}
+    with tempfile.TemporaryDirectory(dir=ctx.scratch, prefix="tests-") as tmp:
+        staging = Path(tmp)
+        for status, data in outcomes:
+            if status != "ok":
+                counts[status] += 1
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            if digest in seen:
+                counts["duplicates"] += 1
+                continue
+            seen.add(digest)
+            name = f"{len(names):03d}"
+            (staging / f"{name}.in").write_bytes(data)
+            names.append(name)
+        manifest = {"names": names, "commands": len(commands), **counts}
+        (staging / TESTS_MANIFEST).write_text(json.dumps(manifest))
+        log.info("problem %s: %d tests from %d commands %s", record.problem_id, len(names), len(commands), counts)
+        return ctx.cache.put_dir(key, staging)
+
+
+def generator_args(command: str) -> list[str]:
+    """Arguments of one generator command line, exactly as written (testlib seeds from argv).
+    The first token names the generator (``./gen``, ``gen``, ...) unless it is an option."""
+    tokens = shlex.split(command)
+    return tokens if tokens and tokens[0].startswith("-") else tokens[1:]
+
+
+def _generate_one(
+    command: str, generator: CompiledProgram, validator: CompiledProgram, ctx: JudgeContext
+) -> tuple[str, bytes]:
+    """("ok", input) or (the drop reason, b"")."""
+    try:
+        args = generator_args(command)
+    except ValueError:
+        return "generator_failed", b""
+    tool_limits = RunLimits(
+        wall_s=ctx.limits.reference_time_limit_s,
+        memory_mb=TOOL_MEMORY_MB,
+        output_bytes=ctx.limits.output_mb << 20,
+        file_size_mb=ctx.limits.output_mb,
+    )
+    generated = ctx.run(generator.argv(TOOL_MEMORY_MB, args), limits=tool_limits, mounts=[generator.mount()])
+    if not generated.ok:
+        log.debug("generator failed on %r: %s", command, _tail(generated))
+        return "generator_failed", b""
+    validated = ctx.run(
+        validator.argv(TOOL_MEMORY_MB), limits=tool_limits, stdin=generated.stdout, mounts=[validator.mount()]
+    )
+    if not validated.ok:
+        log.debug("validator rejected %r: %s", command, _tail(validated))
+        return "rejected", b""
+    return "ok", generated.stdout
+
+
+# -- reference answers -----------------------------------------------------------------------------
+
+
+def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeContext) -> ReferenceRun:
+    """The original's answers and times on ``tests`` (once per original program and test set)."""
+    key = ctx.cache.key(
+        "reference",
+        language=language,
+        code=code,
+        tests=tests.key,
+        toolchain=ctx.toolchain.toolchain_id,
+        wall_s=ctx.limits.reference_time_limit_s,
+        memory_mb=ctx.limits.memory_mb,
+        output_mb=ctx.limits.output_mb,
+        python=ctx.python if language == "py3" else None,
+    )
+    directory = ctx.cache.get_dir(key)
+    if directory is None:
+        directory = _run_reference(language, code, tests, key, ctx)
+    manifest = json.loads((directory / REFERENCE_MANIFEST).read_text())
+    if "compile_error" in manifest:
+        raise ProblemError(ProblemErrorKind.ORIGINAL_COMPILE_ERROR, manifest["compile_error"])
+    reference = ReferenceRun.model_validate({**manifest, "directory": directory})
+    if not reference.tests:
+        raise ProblemError(
+            ProblemErrorKind.ORIGINAL_FAILS_ALL, f"the original failed all {len(tests.names)} tests: {manifest['why']}"
+        )
+    return reference
+
+
+def _run_reference(language: Language, code: str, tests: TestSet, key: str, ctx: JudgeContext) -> Path:
+    outcome = compile_cached(
+        language,
+        code,
+        cache=ctx.cache,
+        sandbox=ctx.sandbox,
+        toolchain=ctx.toolchain,
+        scratch=ctx.scratch,
+        timeout_s=ctx.limits.compile_timeout_s,
+        python=ctx.python,
+    )
+    with tempfile.TemporaryDirectory(dir=ctx.scratch, prefix="reference-") as tmp:
+        staging = Path(tmp)
+        if outcome.program is None:
+            manifest: dict[str, object] = {"compile_error": outcome.error or "", "tests": []}
+        else:
+            manifest = _answer_tests(outcome.program, tests, staging, ctx)
+        (staging / REFERENCE_MANIFEST).write_text(json.dumps(manifest))
+        return ctx.cache.put_dir(key, staging)
+
+
+def _answer_tests(program: CompiledProgram, tests: TestSet, staging: Path, ctx: JudgeContext) -> dict[str, object]:
+    limits = RunLimits(
+        wall_s=ctx.limits.reference_time_limit_s,
+        memory_mb=program.address_space_mb(ctx.limits.memory_mb),
+        output_bytes=ctx.limits.output_mb << 20,
+        file_size_mb=ctx.limits.output_mb,
+    )
+
+    def answer(name: str) -> RunResult:
+        return ctx.run(
+            program.argv(ctx.limits.memory_mb),
+            limits=limits,
+            stdin=tests.input_path(name),
+            mounts=[program.mount()],
+            env=program.env(),
+        )
+
+    kept: list[dict[str, object]] = []
+    why = ""
+    for name, result in zip(tests.names, ctx.map(answer, tests.names)):
+        if not result.ok:
+            why = why or f"test {name}: {_tail(result)}"
+            continue
+        (staging / f"{name}.ans").write_bytes(result.stdout)
+        kept.append({"name": name, "wall_s": result.wall_s, "cpu_s": result.cpu_s})
+    return {"tests": kept, "failed": len(tests.names) - len(kept), "why": why}
+
+
+def _tail(result: RunResult, limit: int = 300) -> str:
+    how = "timed out" if result.timed_out else f"exit {result.exit_code}, signal {result.signal}"
+    text = result.stderr.decode("utf-8", "replace").strip()[-limit:]
+    return f"{how}: {text}" if text else how

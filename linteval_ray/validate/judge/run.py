@@ -1,0 +1,222 @@
+"""Judge a revision: compile it, run it on every prepared test, check each output.
+
+Per test: time limit = max(``time_floor_s``, ``time_factor`` x the original's wall time
+on that input) (wall and CPU), memory and output limits from ``TestLimits``. Then the
+problem's testlib checker runs as ``checker input output answer``; its exit code is the
+verdict: 0 OK, 1 WA, 2 PE and 4 (extra output, testlib's "dirt") → wrong_answer, 3 FAIL
+means the checker itself broke → infra_error (not the revision's fault), and anything
+else (a crash, a timeout, testlib's points/partial codes) is a checker crash → infra_error.
+
+Tests run ``ctx.jobs`` at a time (every run is its own sandboxed process). After the
+first time limit no new test starts: the ones not yet started count as failed
+(``skipped``), so a hanging revision costs about one time limit per job, not one per
+test. The first failing test in test order decides the verdict; tests start in order,
+so every test before a time limit has run.
+
+Counts: ``tests_generated`` = generator command lines = passed + failed + dropped, where
+dropped = inputs lost before judging (generator failure, validator reject, duplicate,
+original failed on it).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from linteval_ray.schema.record import Language
+from linteval_ray.schema.result import Verdict
+from linteval_ray.validate.judge.compile import CompiledProgram, compile_program
+from linteval_ray.validate.judge.context import JudgeContext
+from linteval_ray.validate.judge.problem import TOOL_MEMORY_MB, PreparedProblem, ReferenceTest
+from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
+
+TESTS_DIR = "/tests"
+ANSWERS_DIR = "/answers"
+OUTPUT_FILE = "out.txt"
+DETAIL_CAP = 500
+CHECKER_VERDICTS = {0: Verdict.PASSED, 1: Verdict.WRONG_ANSWER, 2: Verdict.WRONG_ANSWER, 4: Verdict.WRONG_ANSWER}
+CHECKER_FAIL_EXIT = 3
+
+
+class TestRecord(BaseModel):
+    """One test of a revision; ``verdict`` None means it was skipped after a time limit."""
+
+    name: str
+    verdict: Verdict | None
+    time_limit_s: float
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    detail: str = ""
+
+
+class JudgeResult(BaseModel):
+    """The outcome of judging one revision."""
+
+    compile_ok: bool
+    verdict: Verdict
+    detail: str | None = Field(default=None, description="compiler output or the first failing test's story")
+    tests_generated: int = 0
+    tests_passed: int = 0
+    tests_failed: int = Field(default=0, description="judged tests not passed, including skipped ones")
+    tests_dropped: int = 0
+    tests_skipped: int = Field(default=0, description="not started after a time limit (counted in failed)")
+    tests: list[TestRecord] = Field(default_factory=list)
+    compile_s: float = 0.0
+    tests_s: float = 0.0
+
+    @property
+    def pass_at_1(self) -> bool:
+        return self.compile_ok and self.verdict == Verdict.PASSED and self.tests_passed > 0
+
+    @property
+    def validation_error(self) -> str | None:
+        """``None`` when passed, else ``<verdict>[: detail]`` (the result row's string form)."""
+        if self.verdict == Verdict.PASSED:
+            return None
+        return f"{self.verdict.value}: {self.detail}" if self.detail else self.verdict.value
+
+
+def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext) -> JudgeResult:
+    """Compile ``code`` and judge it on ``problem``'s tests."""
+    counts = {"tests_generated": problem.tests_generated, "tests_dropped": problem.tests_dropped}
+    with tempfile.TemporaryDirectory(dir=ctx.scratch, prefix="revision-") as tmp:
+        outcome = compile_program(
+            language,
+            code,
+            sandbox=ctx.sandbox,
+            toolchain=ctx.toolchain,
+            out_dir=Path(tmp) / "prog",
+            timeout_s=ctx.limits.compile_timeout_s,
+            python=ctx.python,
+        )
+        if outcome.program is None:
+            return JudgeResult(
+                compile_ok=False,
+                verdict=Verdict.COMPILE_ERROR,
+                detail=outcome.error,
+                tests_failed=len(problem.reference.tests),
+                compile_s=outcome.seconds,
+                **counts,
+            )
+        if not problem.reference.tests:
+            return JudgeResult(compile_ok=True, verdict=Verdict.NO_TESTS, compile_s=outcome.seconds, **counts)
+        started = time.monotonic()
+        records = run_tests(outcome.program, problem, ctx)
+        tests_s = time.monotonic() - started
+    verdict, detail = decide_verdict(records)
+    return JudgeResult(
+        compile_ok=True,
+        verdict=verdict,
+        detail=detail,
+        tests_passed=sum(r.verdict == Verdict.PASSED for r in records),
+        tests_failed=sum(r.verdict != Verdict.PASSED for r in records),
+        tests_skipped=sum(r.verdict is None for r in records),
+        tests=records,
+        compile_s=outcome.seconds,
+        tests_s=tests_s,
+        **counts,
+    )
+
+
+def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> list[TestRecord]:
+    """Every reference test in order; none starts after the first time limit."""
+    stop = threading.Event()
+
+    def one(test: ReferenceTest) -> TestRecord:
+        limit = time_limit_s(test, ctx)
+        if stop.is_set():
+            return TestRecord(name=test.name, verdict=None, time_limit_s=limit, detail="skipped after a time limit")
+        record = run_one_test(program, test, limit, problem, ctx)
+        if record.verdict == Verdict.TIME_LIMIT:
+            stop.set()
+        return record
+
+    return ctx.map(one, problem.reference.tests)
+
+
+def time_limit_s(test: ReferenceTest, ctx: JudgeContext) -> float:
+    return max(ctx.limits.time_floor_s, ctx.limits.time_factor * test.wall_s)
+
+
+def run_one_test(
+    program: CompiledProgram, test: ReferenceTest, limit_s: float, problem: PreparedProblem, ctx: JudgeContext
+) -> TestRecord:
+    limits = RunLimits(
+        wall_s=limit_s,
+        cpu_s=limit_s,
+        memory_mb=program.address_space_mb(ctx.limits.memory_mb),
+        output_bytes=ctx.limits.output_mb << 20,
+        file_size_mb=ctx.limits.output_mb,
+    )
+    result = ctx.run(
+        program.argv(ctx.limits.memory_mb),
+        limits=limits,
+        stdin=problem.tests.input_path(test.name),
+        mounts=[program.mount()],
+        env=program.env(),
+    )
+    record = TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, wall_s=result.wall_s, cpu_s=result.cpu_s)
+    failure = classify_run(result)
+    if failure is not None:
+        record.verdict, record.detail = failure, _stderr_tail(result)
+        return record
+    record.verdict, record.detail = check_output(test.name, result.stdout, problem, ctx)
+    return record
+
+
+def classify_run(result: RunResult) -> Verdict | None:
+    """The verdict of a run that did not end normally, else None (its output gets checked)."""
+    if result.timed_out:
+        return Verdict.TIME_LIMIT
+    if result.output_exceeded:
+        return Verdict.OUTPUT_LIMIT
+    if result.memory_exceeded:
+        return Verdict.MEMORY_LIMIT
+    if result.exit_code != 0:
+        return Verdict.RUNTIME_ERROR
+    return None
+
+
+def check_output(name: str, output: bytes, problem: PreparedProblem, ctx: JudgeContext) -> tuple[Verdict, str]:
+    """Run the checker on (input, output, answer) inside the box."""
+    checker = problem.checker
+    args = [f"{TESTS_DIR}/{name}.in", OUTPUT_FILE, f"{ANSWERS_DIR}/{name}.ans"]
+    limits = RunLimits(
+        wall_s=ctx.limits.reference_time_limit_s,
+        memory_mb=TOOL_MEMORY_MB,
+        output_bytes=1 << 20,
+        file_size_mb=ctx.limits.output_mb,
+    )
+    mounts = [
+        checker.mount(),
+        Mount(src=problem.tests.directory, dst=TESTS_DIR),
+        Mount(src=problem.reference.directory, dst=ANSWERS_DIR),
+    ]
+    result = ctx.run(checker.argv(TOOL_MEMORY_MB, args), limits=limits, mounts=mounts, files={OUTPUT_FILE: output})
+    message = _stderr_tail(result)
+    if result.timed_out or result.exit_code is None:
+        return Verdict.INFRA_ERROR, f"checker crashed on test {name}: {message or f'signal {result.signal}'}"
+    if result.exit_code == CHECKER_FAIL_EXIT:
+        return Verdict.INFRA_ERROR, f"checker FAIL on test {name}: {message}"
+    verdict = CHECKER_VERDICTS.get(result.exit_code)
+    if verdict is None:
+        return Verdict.INFRA_ERROR, f"checker exited {result.exit_code} on test {name}: {message}"
+    return verdict, message
+
+
+def decide_verdict(records: list[TestRecord]) -> tuple[Verdict, str | None]:
+    """The first failing test in test order decides."""
+    for record in records:
+        if record.verdict != Verdict.PASSED:
+            verdict = record.verdict or Verdict.TIME_LIMIT
+            return verdict, f"test {record.name}: {record.detail}".strip()[:DETAIL_CAP]
+    return Verdict.PASSED, None
+
+
+def _stderr_tail(result: RunResult) -> str:
+    text = result.stderr.decode("utf-8", "replace").strip()
+    return text[-DETAIL_CAP:]

@@ -1,0 +1,136 @@
+"""clang-tidy for C++: one process per file, files of a batch run concurrently.
+
+Parses the ``--export-fixes`` YAML only. Its FileOffset is a byte offset into
+the file: converted here to a 1-based line and a 1-based byte column (what
+clang itself prints).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel
+
+from linteval_ray.schema.record import LintMessage
+from linteval_ray.toolchain.manifest import probe_clang_tidy
+from linteval_ray.validate.lint.base import LintError, Linter, LintOutcome, run_bounded, tail
+from linteval_ray.validate.lint.categories import clang_tidy_family
+
+# clang-tidy exits 1 when the file has compile errors; those are reported as clang-diagnostic-error
+# messages, so both codes mean "ran fine".
+OK_EXIT_CODES = (0, 1)
+# Errors in included files are kept (the code does not compile) but their text is not: an
+# `#include "/etc/shadow"` would otherwise copy the file's tokens into the results.
+INCLUDED_FILE_ERROR = "error in an included file"
+
+
+class ClangTidyConfig(BaseModel):
+    checks: str
+    compile_args: list[str]
+
+    @classmethod
+    def load(cls, path: Path) -> ClangTidyConfig:
+        return cls.model_validate(yaml.safe_load(path.read_text()))
+
+
+def line_starts(data: bytes) -> list[int]:
+    """Byte offset at which each line starts."""
+    starts = [0]
+    index = data.find(b"\n")
+    while index != -1:
+        starts.append(index + 1)
+        index = data.find(b"\n", index + 1)
+    return starts
+
+
+def offset_to_line_column(starts: list[int], offset: int) -> tuple[int, int]:
+    """Byte offset -> (1-based line, 1-based byte column)."""
+    line = bisect.bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1
+
+
+class ClangTidy(Linter):
+    tool = "clang-tidy"
+    language = "cpp"
+    file_name = "sol.cpp"
+
+    def __init__(self, binary: str, config: ClangTidyConfig, *, jobs: int = 2, timeout_s: float = 120.0,
+                 memory_mb: int = 4096) -> None:
+        self.binary = binary
+        self.config = config
+        self.jobs = jobs
+        self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
+        self._version: str | None = None
+
+    def version(self) -> str:
+        if self._version is None:
+            self._version = probe_clang_tidy(self.binary).version
+        return self._version
+
+    def lint_each(self, codes: list[str]) -> list[LintOutcome]:
+        if len(codes) <= 1 or self.jobs <= 1:
+            return [self.lint_one(code) for code in codes]
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            return list(pool.map(self.lint_one, codes))
+
+    def command(self, fixes: Path) -> list[str]:
+        # --config (not a file) also stops clang-tidy from picking up .clang-tidy files above the temp dir;
+        # `--` stops it from searching for a compile_commands.json.
+        inline = json.dumps({"Checks": self.config.checks, "WarningsAsErrors": ""})
+        return [self.binary, "--quiet", f"--config={inline}", f"--export-fixes={fixes}", self.file_name,
+                "--", *self.config.compile_args]
+
+    def lint_one(self, code: str) -> LintOutcome:
+        data = code.encode("utf-8", "surrogatepass")
+        with tempfile.TemporaryDirectory(prefix="linteval-tidy-") as tmp:
+            work = Path(tmp)
+            (work / self.file_name).write_bytes(data)
+            fixes = work / "fixes.yaml"
+            try:
+                proc = run_bounded(self.command(fixes), cwd=work, timeout_s=self.timeout_s, tool=self.tool,
+                                   memory_mb=self.memory_mb)
+            except LintError as exc:
+                return exc
+            if proc.returncode not in OK_EXIT_CODES:
+                return LintError(self.tool, f"exit {proc.returncode}: {tail(proc.stderr)}")
+            if not fixes.exists():
+                # clang-tidy writes no YAML when there is nothing to report
+                if proc.returncode == 0:
+                    return []
+                return LintError(self.tool, f"compile errors but no diagnostics file: {tail(proc.stderr)}")
+            report = yaml.load(fixes.read_bytes(), Loader=yaml.CSafeLoader) or {}
+            return self.messages(report, data, work / self.file_name)
+
+    def messages(self, report: dict[str, Any], data: bytes, main_file: Path) -> list[LintMessage]:
+        starts = line_starts(data)
+        messages = []
+        for diag in report.get("Diagnostics") or []:
+            body = diag.get("DiagnosticMessage") or {}
+            severity = str(diag.get("Level", "Warning")).lower()
+            in_main = _same_file(body.get("FilePath", ""), diag.get("BuildDirectory", ""), main_file)
+            if in_main:
+                line, column = offset_to_line_column(starts, int(body.get("FileOffset", 0)))
+                text = body.get("Message", "")
+            elif severity == "error":
+                line, column, text = 0, 0, INCLUDED_FILE_ERROR
+            else:
+                continue  # warnings in headers are not the submission's (header filter semantics)
+            name = diag.get("DiagnosticName", "")
+            messages.append(LintMessage(
+                tool=self.tool, file=self.file_name, line=line, column=column, severity=severity,
+                message_text=text, check_name=name, category=clang_tidy_family(name),
+            ))
+        return messages
+
+
+def _same_file(file_path: str, build_dir: str, main_file: Path) -> bool:
+    if not file_path:
+        return False
+    return (Path(build_dir) / file_path).resolve() == main_file.resolve()

@@ -1,0 +1,143 @@
+"""pylint for py3: a warm worker process (see pylint_worker) per ``Pylint`` instance.
+
+Each file gets a fresh module name (astroid caches modules by name) and is
+linted alone (no cross-file checks). A file that takes longer than the timeout
+gets a ``LintError``; the worker is killed and restarted for the next file.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import logging
+import os
+import selectors
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from linteval_ray.schema.record import LintMessage
+from linteval_ray.validate.lint.base import LintError, Linter, LintOutcome, kill_group, limit_address_space
+from linteval_ray.validate.lint.categories import pylint_family
+
+log = logging.getLogger(__name__)
+
+STARTUP_TIMEOUT_S = 60.0
+ERROR_TYPES = frozenset({"error", "fatal"})
+
+
+class _Worker:
+    """The child process and a deadline-aware reader of its reply lines."""
+
+    def __init__(self, python: str, rcfile: Path, memory_mb: int | None) -> None:
+        self.proc = subprocess.Popen(
+            [python, "-m", "linteval_ray.validate.lint.pylint_worker", str(rcfile)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            start_new_session=True, bufsize=0,
+        )
+        limit_address_space(self.proc.pid, memory_mb)
+        self._buffer = b""
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        try:
+            self.version = self.read(STARTUP_TIMEOUT_S)["ready"]
+        except (TimeoutError, EOFError) as exc:
+            self.kill()
+            raise LintError("pylint", f"worker did not start: {exc or 'timed out'}") from None
+
+    def send(self, paths: list[str]) -> None:
+        self.proc.stdin.write((json.dumps({"paths": paths}) + "\n").encode())
+
+    def read(self, timeout_s: float) -> dict[str, Any]:
+        """The next reply; ``TimeoutError`` after ``timeout_s``, ``EOFError`` if the worker died."""
+        deadline = time.monotonic() + timeout_s
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._selector.select(remaining):
+                raise TimeoutError
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                raise EOFError(f"pylint worker exited with {self.proc.wait()}")
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def kill(self) -> None:
+        self._selector.close()
+        kill_group(self.proc)
+
+
+class Pylint(Linter):
+    tool = "pylint"
+    language = "py3"
+    file_name = "sol.py"
+
+    def __init__(self, python: str, rcfile: Path, *, timeout_s: float = 120.0, memory_mb: int | None = 4096) -> None:
+        self.python = python
+        self.rcfile = rcfile
+        self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
+        self._worker: _Worker | None = None
+
+    def version(self) -> str:
+        return importlib.metadata.version("pylint")
+
+    def worker(self) -> _Worker:
+        if self._worker is None or self._worker.proc.poll() is not None:
+            self._worker = _Worker(self.python, self.rcfile, self.memory_mb)
+        return self._worker
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
+
+    def lint_each(self, codes: list[str]) -> list[LintOutcome]:
+        """Raises ``LintError`` only when the worker cannot start at all."""
+        outcomes: list[LintOutcome] = []
+        with tempfile.TemporaryDirectory(prefix="linteval-pylint-") as tmp:
+            paths = []
+            for code in codes:
+                # a new module name per file: astroid would otherwise serve a cached tree
+                path = Path(tmp) / f"sol_{uuid.uuid4().hex}.py"
+                path.write_text(code, encoding="utf-8", errors="surrogatepass")
+                paths.append(str(path))
+            while len(outcomes) < len(paths):
+                outcomes.extend(self._lint_until_failure(paths[len(outcomes):]))
+        return outcomes
+
+    def _lint_until_failure(self, paths: list[str]) -> list[LintOutcome]:
+        """Lint ``paths`` in one request; stop after the first file that hangs or kills the worker."""
+        worker = self.worker()
+        outcomes: list[LintOutcome] = []
+        try:
+            worker.send(paths)
+        except BrokenPipeError:
+            self.close()
+            return [LintError(self.tool, "pylint worker exited")]
+        for path in paths:
+            try:
+                reply = worker.read(self.timeout_s)
+            except (TimeoutError, EOFError) as exc:
+                reason = f"timed out after {self.timeout_s:g} s" if isinstance(exc, TimeoutError) else str(exc)
+                log.warning("pylint worker restarted: %s", reason)
+                self.close()
+                outcomes.append(LintError(self.tool, reason))
+                break
+            if "error" in reply:
+                outcomes.append(LintError(self.tool, reply["error"]))
+            else:
+                outcomes.append([self.message(m, Path(path).stem) for m in reply["messages"]])
+        return outcomes
+
+    def message(self, raw: dict[str, Any], module: str) -> LintMessage:
+        # some texts name the module (syntax-error: "... (sol_<uuid>, line 1)"): report the stable name
+        text = raw["message"].replace(module, Path(self.file_name).stem)
+        return LintMessage(
+            tool=self.tool, file=self.file_name, line=raw["line"], column=raw["column"],
+            severity="error" if raw["type"] in ERROR_TYPES else "warning",
+            message_text=text, check_name=raw["symbol"], category=pylint_family(raw["type"]),
+        )

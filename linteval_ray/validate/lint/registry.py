@@ -1,0 +1,74 @@
+"""``Linters``: one warm linter per language (cpp -> clang-tidy, py3 -> pylint, java -> PMD)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from linteval_ray.schema.record import Language, LintMessage
+from linteval_ray.toolchain import Toolchain
+from linteval_ray.validate.lint.base import Linter, LintOutcome, default_config_dir
+from linteval_ray.validate.lint.clang_tidy import ClangTidy, ClangTidyConfig
+from linteval_ray.validate.lint.pmd import Pmd
+from linteval_ray.validate.lint.pylint import Pylint
+
+CONFIG_FILES = ("clang-tidy.yaml", "pylintrc", "pmd-ruleset.xml")
+# Bump when the adapters change what they report (parsing, naming, filtering): part of config_id.
+ADAPTER_VERSION = "1"
+
+
+class Linters:
+    """Lints batches of source per language; linters start on first use and stay warm until ``close``."""
+
+    def __init__(self, toolchain: Toolchain, *, config_dir: Path | None = None, jobs: int = 2,
+                 timeout_s: float = 120.0) -> None:
+        self.toolchain = toolchain
+        self.config_dir = (config_dir or default_config_dir()).resolve()
+        missing = [name for name in CONFIG_FILES if not (self.config_dir / name).is_file()]
+        if missing:
+            raise FileNotFoundError(f"linter configs missing in {self.config_dir}: {', '.join(missing)}")
+        self.jobs = jobs
+        self.timeout_s = timeout_s
+        self._linters: dict[str, Linter] = {}
+
+    def linter(self, language: Language) -> Linter:
+        if language not in self._linters:
+            self._linters[language] = self._make(language)
+        return self._linters[language]
+
+    def _make(self, language: Language) -> Linter:
+        tc, configs = self.toolchain, self.config_dir
+        if language == "cpp":
+            config = ClangTidyConfig.load(configs / "clang-tidy.yaml")
+            return ClangTidy(tc.clang_tidy, config, jobs=self.jobs, timeout_s=self.timeout_s)
+        if language == "py3":
+            return Pylint(tc.python, configs / "pylintrc", timeout_s=self.timeout_s)
+        if language == "java":
+            return Pmd(tc.java, tc.pmd_home, configs / "pmd-ruleset.xml", timeout_s=self.timeout_s)
+        raise ValueError(f"no linter for language {language!r}")
+
+    def lint(self, language: Language, codes: list[str]) -> list[list[LintMessage]]:
+        """Messages per code, in order; raises ``LintError`` if the linter failed on any of them."""
+        return self.linter(language).lint_many(codes)
+
+    def lint_each(self, language: Language, codes: list[str]) -> list[LintOutcome]:
+        """Messages or a ``LintError`` per code: one hostile input does not fail its batch mates."""
+        return self.linter(language).lint_each(codes)
+
+    def config_id(self) -> str:
+        """Short hash of the rule configs and adapter version: cached lint results depend on it."""
+        digest = hashlib.sha256(ADAPTER_VERSION.encode())
+        for name in CONFIG_FILES:
+            digest.update(name.encode() + b"\0" + (self.config_dir / name).read_bytes() + b"\0")
+        return digest.hexdigest()[:12]
+
+    def close(self) -> None:
+        for linter in self._linters.values():
+            linter.close()
+        self._linters.clear()
+
+    def __enter__(self) -> Linters:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

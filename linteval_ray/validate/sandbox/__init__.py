@@ -1,0 +1,97 @@
+"""Sandboxes for untrusted programs: ``make_sandbox`` picks and checks a backend.
+
+``bwrap`` (default) isolates filesystem, network, processes and uid;
+``rlimits`` only limits resources and must be explicitly allowed (UNSAFE).
+See docs/security.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, RunLimits, RunResult, Sandbox, SandboxError
+from linteval_ray.validate.sandbox.bwrap import BwrapSandbox
+from linteval_ray.validate.sandbox.rlimits import RlimitSandbox
+
+if TYPE_CHECKING:
+    from linteval_ray.toolchain import Toolchain
+
+# Address space the JVM reserves beyond its heap with ``jvm_box_flags`` (measured:
+# ~350-400 MB for JDK 17): give java/javac RLIMIT_AS = heap + this.
+JVM_AS_OVERHEAD_MB = 512
+
+
+def jvm_box_flags(heap_mb: int) -> list[str]:
+    """Flags that let java start under RLIMIT_AS (by default it reserves GBs);
+    for javac prefix each with ``-J``. No hsperfdata files in /tmp."""
+    return [
+        f"-Xmx{heap_mb}m",
+        "-XX:+UseSerialGC",
+        "-XX:ReservedCodeCacheSize=64m",
+        "-XX:CompressedClassSpaceSize=64m",
+        "-XX:MaxMetaspaceSize=128m",
+        "-XX:-UsePerfData",
+    ]
+
+
+def make_sandbox(
+    kind: str = "bwrap",
+    *,
+    allow_unsafe: bool = False,
+    extra_ro_binds: Iterable[str | Path] = (),
+    toolchain: Toolchain | None = None,
+) -> Sandbox:
+    """A ready sandbox of ``kind`` ("bwrap" or "rlimits").
+
+    ``extra_ro_binds``: host paths visible read-only at the same path in every run.
+    ``toolchain``: its bwrap is used, and the tools living outside /usr (the
+    clang-tidy wheel, PMD, testlib) are bound read-only at their own paths.
+    Raises ``SandboxError`` naming the fix when the backend cannot work here.
+    """
+    if kind == "rlimits":
+        return RlimitSandbox(allow_unsafe=allow_unsafe)
+    if kind != "bwrap":
+        raise SandboxError(f"unknown sandbox kind {kind!r} (expected 'bwrap' or 'rlimits')")
+    binds = [Path(p) for p in extra_ro_binds]
+    bwrap = None
+    if toolchain is not None:
+        bwrap = toolchain.bwrap
+        binds += _toolchain_binds(toolchain)
+    return BwrapSandbox(bwrap, extra_ro_binds=_dedupe(binds))
+
+
+def _toolchain_binds(toolchain: Toolchain) -> list[Path]:
+    """Folders of toolchain parts that are not under /usr."""
+    binds = []
+    clang_tidy = Path(toolchain.clang_tidy).resolve()
+    # The wheel's binary finds its builtin headers in ../lib/clang: bind the whole prefix.
+    binds.append(clang_tidy.parent.parent if clang_tidy.parent.name == "bin" else clang_tidy.parent)
+    binds += [Path(toolchain.pmd_home).resolve(), Path(toolchain.testlib_dir).resolve()]
+    return [p for p in binds if not p.is_relative_to("/usr")]
+
+
+def _dedupe(paths: list[Path]) -> list[Path]:
+    """Drop duplicates and paths already inside another bound path."""
+    unique = sorted({p.resolve() for p in paths}, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for path in unique:
+        if not any(path.is_relative_to(k) for k in kept):
+            kept.append(path)
+    return kept
+
+
+__all__ = [
+    "BOX_DIR",
+    "JVM_AS_OVERHEAD_MB",
+    "BwrapSandbox",
+    "Mount",
+    "RlimitSandbox",
+    "RunLimits",
+    "RunResult",
+    "Sandbox",
+    "SandboxError",
+    "jvm_box_flags",
+    "make_sandbox",
+]

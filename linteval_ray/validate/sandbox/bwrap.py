@@ -1,0 +1,249 @@
+"""BwrapSandbox: bubblewrap namespaces + rlimits + a dedicated uid.
+
+The box's root is an empty tmpfs holding read-only binds of only what programs
+need (/usr and the merged-usr links, a few /etc files for the dynamic linker and
+the JVM), a fresh /proc and /dev, a private /tmp, the run's workdir at /box,
+and the caller's mounts. Nothing else of the host exists inside.
+
+As root, bwrap runs privileged WITHOUT a user namespace (a user namespace would
+map the box's root to the host's root) and the program is started through
+``setpriv`` as this sandbox's own uid, with no capabilities and no_new_privs.
+Dropping the uid inside the box (rather than running bwrap itself as that uid)
+lets bwrap bind host paths the sandbox uid cannot traverse, e.g. caches under
+/root. When not root, bwrap runs as the caller in a user namespace.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import stat
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, RunLimits, RunResult, Sandbox, SandboxError
+from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, run_limited
+from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid, kill_processes_of_uid
+
+log = logging.getLogger(__name__)
+
+SETPRIV = "/usr/bin/setpriv"
+TIMEOUT = "/usr/bin/timeout"  # coreutils
+
+# Merged-usr top-level entries: symlinks on Debian 12, directories elsewhere.
+_USR_LINKS = ("/bin", "/lib", "/lib64", "/sbin", "/lib32", "/libx32")
+# /etc entries programs need: the linker cache, `java`/`javac` alternatives,
+# and the JVM's config (its lib/jvm.cfg and conf/ are symlinks into /etc).
+_ETC_ENTRIES = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/java-17-openjdk")
+# Box paths a caller mount may not replace.
+_RESERVED = ("/", "/usr", "/proc", "/dev", "/tmp", "/etc", BOX_DIR)
+
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) "
+    "and enable unprivileged user namespaces if not running as root "
+    "(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces>0; on Ubuntu 24.04+ "
+    "kernel.apparmor_restrict_unprivileged_userns=0), or opt out explicitly with "
+    "validation.sandbox: rlimits and validation.allow_unsafe_sandbox: true (UNSAFE: no isolation)"
+)
+
+
+class BwrapSandbox(Sandbox):
+    """Runs each command in fresh bubblewrap namespaces as a dedicated uid."""
+
+    name = "bwrap"
+
+    def __init__(self, bwrap: str | None = None, *, extra_ro_binds: Iterable[str | Path] = ()) -> None:
+        self.bwrap = bwrap or shutil.which("bwrap") or ""
+        if not self.bwrap or not os.access(self.bwrap, os.X_OK):
+            raise SandboxError(f"bubblewrap (bwrap) not found: {INSTALL_HINT}")
+        self.privileged = os.geteuid() == 0
+        if self.privileged and not os.access(SETPRIV, os.X_OK):
+            raise SandboxError(f"{SETPRIV} (util-linux) is needed to drop to the sandbox uid")
+        self._extra_ro_binds = [Path(p) for p in extra_ro_binds]
+        for path in self._extra_ro_binds:
+            if not path.is_absolute():
+                raise SandboxError(f"extra read-only bind {path} must be an absolute path")
+            self._check_visible(path)
+        self._claim: UidClaim | None = claim_uid() if self.privileged else None
+        self._skeleton = self._skeleton_args()
+        self._probe()
+
+    @property
+    def uid(self) -> int:
+        """The uid programs run as (our own when not root)."""
+        return self._claim.uid if self._claim else os.geteuid()
+
+    def run(
+        self,
+        argv: list[str],
+        *,
+        workdir: Path,
+        limits: RunLimits,
+        stdin: bytes | Path | None = None,
+        mounts: list[Mount] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> RunResult:
+        if self.privileged and self._claim is None:
+            raise SandboxError("sandbox is closed")
+        workdir = Path(workdir).resolve()
+        if not workdir.is_dir():
+            raise SandboxError(f"workdir {workdir} is not a directory")
+        if self.privileged:
+            _give_to_uid(workdir, self.uid)
+        status_r, status_w = os.pipe()
+        try:
+            bwrap_argv = self._bwrap_argv(workdir, mounts or [], status_fd=status_w)
+            command = [*prlimit_argv(limits), *bwrap_argv, *self._box_init(), *argv]
+            result = run_limited(
+                command,
+                cwd="/",
+                limits=limits,
+                env=build_env(env),
+                stdin=stdin,
+                exit_code_signals=True,
+                pass_fds=(status_w,),
+            )
+            status = _read_available(status_r)
+        finally:
+            os.close(status_r)
+        if self.privileged and (result.timed_out or result.output_exceeded):
+            # Killing bwrap does not wait for its pid namespace to be torn down:
+            # make sure nothing of this uid outlives the run.
+            if stragglers := kill_processes_of_uid(self.uid):
+                log.debug("killed %d leftover processes of uid %d", len(stragglers), self.uid)
+        # bwrap reports the program's exit code only if the box was set up; without
+        # it the failure is the sandbox's (bad mount, no namespaces), not the program's.
+        if b'"exit-code"' not in status and not (result.timed_out or result.output_exceeded):
+            detail = result.stderr.decode(errors="replace").strip()
+            raise SandboxError(f"bwrap could not set up the box: {detail or result.exit_code}")
+        return result
+
+    def close(self) -> None:
+        if self._claim is not None:
+            self._claim.release()
+            self._claim = None
+
+    def _bwrap_argv(self, workdir: Path, mounts: list[Mount], *, status_fd: int) -> list[str]:
+        args = [self.bwrap, "--json-status-fd", str(status_fd), *self._skeleton, "--bind", str(workdir), BOX_DIR]
+        for mount in mounts:
+            args += self._mount_args(mount)
+        return [*args, "--chdir", BOX_DIR, "--"]
+
+    def _mount_args(self, mount: Mount) -> list[str]:
+        dst = os.path.normpath(mount.dst)
+        if not os.path.isabs(dst) or dst in _RESERVED:
+            raise SandboxError(f"mount destination {mount.dst!r} is not allowed")
+        src = Path(mount.src).resolve()
+        self._check_visible(src)
+        return [*_parent_dirs(dst), "--bind" if mount.writable else "--ro-bind", str(src), dst]
+
+    def _check_visible(self, path: Path) -> None:
+        """A bound path must be readable by the sandbox uid ("others"), or programs
+        fail later with a puzzling EACCES (e.g. a 0700 ``mkdtemp`` folder)."""
+        try:
+            mode = path.stat().st_mode
+        except OSError as exc:
+            raise SandboxError(f"cannot bind {path}: {exc}") from exc
+        needed = 0o005 if stat.S_ISDIR(mode) else 0o004
+        if self.privileged and mode & needed != needed:
+            raise SandboxError(f"{path} is not readable by the sandbox uid: chmod o+rX it (mode {oct(mode & 0o777)})")
+
+    def _skeleton_args(self) -> list[str]:
+        """Namespaces and the read-only root shared by every run of this sandbox."""
+        if self.privileged:
+            namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+            # setpriv needs SETUID/SETGID to drop to the sandbox uid and SETPCAP to
+            # empty the bounding set; the program itself ends with no capabilities.
+            caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        else:
+            namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
+            caps = ["--cap-drop", "ALL"]
+        args = [*namespaces, "--as-pid-1", "--die-with-parent", "--new-session", *caps, "--hostname", "box", "--tmpfs", "/"]
+        args += ["--ro-bind", "/usr", "/usr"]
+        for top in _USR_LINKS:
+            if os.path.islink(top):
+                args += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                args += ["--ro-bind", top, top]
+        args += ["--perms", "0755", "--dir", "/etc"]
+        for entry in _ETC_ENTRIES:
+            if os.path.exists(entry):
+                args += ["--ro-bind", entry, entry]
+        # /tmp before the binds: a bind below /tmp must not be hidden by the tmpfs.
+        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+        for path in self._extra_ro_binds:
+            args += [*_parent_dirs(str(path)), "--ro-bind", str(path), str(path)]
+        return args
+
+    def _box_init(self) -> list[str]:
+        """What runs as the box's pid 1 in front of the program: ``setpriv`` (as root)
+        drops to the sandbox uid, then ``timeout 0`` (no time limit) stays as pid 1,
+        waits for the program and exits with its status (128+N for signal N).
+        bwrap's own pid-1 reaper is not used because bwrap never waits for it, so
+        the program's CPU time would be missing from the rusage we collect."""
+        reaper = [TIMEOUT, "0"]
+        if not self.privileged:
+            return reaper
+        uid = str(self.uid)
+        return [
+            SETPRIV,
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+            *reaper,
+        ]
+
+    def _probe(self) -> None:
+        """Fail now, with a useful message, if bwrap cannot create namespaces here."""
+        argv = [self.bwrap, *self._skeleton, "--", *self._box_init(), "/usr/bin/true"]
+        try:
+            done = subprocess.run(argv, env=build_env(None), capture_output=True, timeout=30, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SandboxError(f"bwrap does not work here ({exc}): {INSTALL_HINT}") from exc
+        if done.returncode != 0:
+            detail = done.stderr.decode(errors="replace").strip()
+            self.close()
+            raise SandboxError(f"bwrap does not work here ({detail or f'exit {done.returncode}'}): {INSTALL_HINT}")
+
+
+def _parent_dirs(dst: str) -> list[str]:
+    """Create a mount point's missing parents world-searchable (bwrap's own are 0700,
+    which the sandbox uid cannot traverse); existing directories are left as they are."""
+    args: list[str] = []
+    for parent in reversed(Path(dst).parents[:-1]):  # without "/"
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def _read_available(fd: int, limit: int = 1 << 16) -> bytes:
+    """What is buffered in the pipe, without waiting (a box member may hold it open)."""
+    os.set_blocking(fd, False)
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _give_to_uid(workdir: Path, uid: int) -> None:
+    """Make the workdir tree owned by the sandbox uid, never following symlinks
+    (a previous run may have planted links to host files)."""
+    os.chown(workdir, uid, uid, follow_symlinks=False)
+    # bwrap enters /box as capability-less root before dropping to the uid: it needs search permission.
+    os.chmod(workdir, 0o711)
+    for _root, dirs, files, root_fd in os.fwalk(workdir, follow_symlinks=False):
+        for name in (*dirs, *files):
+            os.chown(name, uid, uid, dir_fd=root_fd, follow_symlinks=False)

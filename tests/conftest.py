@@ -1,0 +1,6 @@
+"""Shared fixtures live in tests/fixtures/ as plugins, one module per service."""
+
+pytest_plugins = [
+    "tests.fixtures.toolchain",
+    "tests.fixtures.s3",
+]

@@ -1,0 +1,92 @@
+"""Compiling C++, Java and Python in the real bwrap sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from linteval_ray.validate.judge import JudgeContext, compile_cached, compile_program
+from linteval_ray.validate.judge.compile import java_file_and_main_class
+from linteval_ray.validate.sandbox import RunLimits
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("public class Solution { public static void main(String[] a) {} }", ("Solution.java", "Solution")),
+        ("class Main { public static void main(String[] a) {} }", ("Main.java", "Main")),
+        # No public class: the file is Main.java, the class declaring main is run.
+        ("class Helper {}\nclass Runner { public static void main(String... a) {} }", ("Main.java", "Runner")),
+        # The public class is not the one with main; comments and strings mention other classes.
+        (
+            '// public class Fake\nclass A { static public void main(String[] x) { String s = "public class B {"; } }\n'
+            "public final class Util { static class Inner {} }",
+            ("Util.java", "A"),
+        ),
+        (
+            "package cf.round;\nimport java.util.*;\n/* class X { */\npublic class Task {\n"
+            "  static class Reader {}\n  public static void main(String[] args) { char c = '{'; }\n}",
+            ("Task.java", "cf.round.Task"),
+        ),
+    ],
+)
+def test_java_file_is_named_after_the_public_class_and_main_class_is_run(
+    code: str, expected: tuple[str, str]
+) -> None:
+    assert java_file_and_main_class(code) == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "code", "expected"),
+    [
+        ("cpp", "int main() { return undefined_name; }", "undefined_name"),
+        ("java", "public class Main { public static void main(String[] a) { int x = ; } }", "illegal start"),
+        ("java", "public class Main { void f() {} }\nclass Other {}\npublic class Second {}", "Second"),
+        ("py3", "def f(:\n    pass\n", "SyntaxError"),
+        ("py3", "x = 1\nprint(x\n", "SyntaxError"),
+    ],
+)
+def test_compile_errors_carry_the_compiler_message(
+    ctx: JudgeContext, tmp_path: Path, language: str, code: str, expected: str
+) -> None:
+    outcome = compile_program(
+        language, code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=tmp_path / "out"  # type: ignore[arg-type]
+    )
+    assert not outcome.ok
+    assert outcome.error is not None and expected in outcome.error
+
+
+def test_python_syntax_check_does_not_run_the_program(ctx: JudgeContext, tmp_path: Path) -> None:
+    code = "open('/box/ran', 'w').write('x')\n"
+    outcome = compile_program("py3", code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=tmp_path / "out")
+    assert outcome.ok
+    assert not (tmp_path / "out" / "ran").exists()
+
+
+def test_compiled_cpp_artifact_is_runnable_and_readable_by_others(ctx: JudgeContext, tmp_path: Path) -> None:
+    code = '#include <cstdio>\nint main() {\n#ifdef ONLINE_JUDGE\n puts("judge");\n#endif\n}\n'
+    outcome = compile_program("cpp", code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=tmp_path / "out")
+    assert outcome.program is not None
+    binary = outcome.program.artifact_dir / outcome.program.entry
+    assert binary.stat().st_mode & 0o005 == 0o005  # another sandbox uid may run it
+    result = ctx.run(outcome.program.argv(256), limits=RunLimits(wall_s=10), mounts=[outcome.program.mount()])
+    assert result.ok and result.stdout == b"judge\n"  # ONLINE_JUDGE is defined, as on Codeforces
+
+
+def test_compile_cached_compiles_once_and_caches_failures_too(ctx: JudgeContext) -> None:
+    good = "int main() { return 0; }\n"
+    bad = "int main() { return }\n"
+    first = compile_cached("cpp", good, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain, scratch=ctx.scratch)
+    failed = compile_cached("cpp", bad, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain, scratch=ctx.scratch)
+    misses = ctx.cache.stats.misses
+    again = compile_cached("cpp", good, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain, scratch=ctx.scratch)
+    failed_again = compile_cached(
+        "cpp", bad, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain, scratch=ctx.scratch
+    )
+    assert ctx.cache.stats.misses == misses
+    assert first.program is not None and again.program is not None
+    assert again.program.artifact_dir == first.program.artifact_dir
+    assert (again.program.artifact_dir / again.program.entry).is_file()
+    assert failed.error and failed_again.error == failed.error
+

@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import pytest
+
+from linteval_ray.schema.record import LintMessage
+from linteval_ray.toolchain import Toolchain
+from linteval_ray.validate.lint import LintError, Linters
+from linteval_ray.validate.lint.base import default_config_dir
+from linteval_ray.validate.lint.pmd import PARSE_ERROR_CHECK, Pmd
+
+BRACES = """public class Main {
+    public static void main(String[] args) {
+        int x = args.length;
+        if (x == 1) System.out.println("é" + x);
+    }
+}
+"""
+CLEAN = """package solution;
+
+/** A clean class. */
+public final class Main {
+    private Main() { }
+
+    /** Entry point. */
+    public static void main(String[] args) {
+        System.out.println(args.length);
+    }
+}
+"""
+BROKEN = "public class Main {\n  void f( {\n}\n"
+
+
+@pytest.fixture(scope="module")
+def batch(linters: Linters) -> list[list[LintMessage] | LintError]:
+    """One JVM for the whole module: PMD's start-up dominates."""
+    return linters.lint_each("java", [BRACES, CLEAN, BROKEN, BRACES.replace("(x == 1)", "(x == 2)")])
+
+
+def test_rule_at_its_line_and_column(batch: list) -> None:
+    (braces,) = [m for m in batch[0] if m.check_name == "ControlStatementBraces"]
+    assert (braces.line, braces.column, braces.category) == (4, 21, "codestyle")
+    assert braces.file == "Main.java" and braces.tool == "pmd"
+    assert "NoPackage" in {m.check_name for m in batch[0]}
+
+
+def test_clean_file_and_batch_order(batch: list) -> None:
+    assert batch[1] == []
+    assert [m.message_identity for m in batch[3]] == [m.message_identity for m in batch[0]]
+
+
+def test_unparsable_file_is_a_message(batch: list) -> None:
+    assert [m.check_name for m in batch[2]] == [PARSE_ERROR_CHECK]
+
+
+def test_timeout_is_a_lint_error(toolchain: Toolchain) -> None:
+    pmd = Pmd(toolchain.java, toolchain.pmd_home, default_config_dir() / "pmd-ruleset.xml", timeout_s=0.5)
+    (outcome,) = pmd.lint_each([CLEAN])
+    assert isinstance(outcome, LintError) and "timed out" in outcome.reason

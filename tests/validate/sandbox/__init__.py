@@ -1,0 +1,1 @@
+"""Tests for linteval_ray.validate.sandbox (real bubblewrap)."""
