@@ -54,8 +54,13 @@ class ReplayStage(GenerationStage):
     def apply(self, ds: "ray.data.Dataset") -> "ray.data.Dataset":
         lookup, model = self._predictions, self._model
         return ds.map_batches(
-            lambda batch: _replay_batch(batch, lookup, model), batch_format="pyarrow", batch_size=64
+            lambda batch: _replay_batch(batch, lookup, model), batch_format="pyarrow", batch_size=64,
+            num_cpus=0.1,
         )
+
+    def replay_table(self, table: "pa.Table") -> "pa.Table":
+        """The same, on one Arrow table in this process (``linteval-ray validate``)."""
+        return _replay_batch(table, self._predictions, self._model)
 
 
 def _replay_batch(batch: "pa.Table", lookup: dict | None, model: str) -> "pa.Table":

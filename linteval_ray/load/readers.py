@@ -21,7 +21,7 @@ from linteval_ray.load.errors import LoadError, SourceError
 from linteval_ray.store import DEFAULT_RETRY, RetryPolicy, StorageError, pyarrow_filesystem
 
 Format = Literal["jsonl", "parquet"]
-Row = tuple[int, "dict[str, Any] | LoadError"]
+Row = tuple[int, dict[str, Any] | LoadError]
 
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zst", ".lz4", ".br")
 _FORMAT_BY_SUFFIX: dict[str, Format] = {

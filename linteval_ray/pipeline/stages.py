@@ -32,12 +32,10 @@ class ValidateBatch:
         self._worker = f"{socket.gethostname()}:{os.getpid()}"
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        results = []
-        for row in batch.to_pylist():
-            result = self._validator.evaluate_row(row)
+        results = self._validator.evaluate_batch(batch.to_pylist())
+        for result in results:
             result.prompt_version = self._prompt_version
             result.worker = self._worker
-            results.append(result)
         return rows_to_table(results)
 
 

@@ -49,11 +49,12 @@ class StorageError(RuntimeError):
 
 
 class RetryPolicy(BaseModel):
-    """How hard object-store calls try before giving up.
+    """How hard S3 calls try before giving up (other protocols use their library's defaults).
 
-    The default suits real runs (transient network and throttling errors are
-    retried); :data:`FAST_FAIL` suits tests and liveness probes, where a dead
-    endpoint should fail within seconds.
+    The default suits real runs: botocore retries throttling, 5xx and connection
+    errors with backoff, and s3fs re-issues a failed call (it also covers bodies
+    cut off mid-read), riding out tens of seconds of outage. :data:`FAST_FAIL`
+    suits tests and liveness probes, where a dead endpoint should fail at once.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -124,9 +125,7 @@ def filesystem(
         _require("gcsfs", url, "pip install gcsfs")
     try:
         fs, path = fsspec.core.url_to_fs(url, **storage_options(url, storage, retry=retry))
-    except ImportError as exc:
-        raise StorageError(f"cannot open {url}: {exc}") from exc
-    except ValueError as exc:  # fsspec: "Protocol not known"
+    except (ImportError, ValueError) as exc:  # a protocol's package is missing / "Protocol not known"
         raise StorageError(f"cannot open {url}: {exc}") from exc
     if scheme in S3_SCHEMES:
         # s3fs's own retry loop wraps botocore's; it is a class attribute, not a constructor option.

@@ -5,6 +5,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+import huggingface_hub.constants
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -187,8 +188,11 @@ def test_missing_source_raises_with_its_path(tmp_path: Path) -> None:
         load_split(str(tmp_path / "missing.jsonl"))
 
 
-def test_unreachable_hub_preset_is_a_clear_source_error() -> None:
-    # No network to huggingface.co here: the failure must name the URL and the cause.
+def test_unreachable_hub_preset_is_a_clear_source_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Point the Hub client at a closed local port so the test does not depend on
+    # whether this machine can reach huggingface.co.
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", "http://127.0.0.1:9")
+
     with pytest.raises(SourceError, match=r"cannot open hf://datasets/deepbreath7/LintEval/lite/demo_100\.jsonl: \w+"):
         load_split("demo", retry=FAST_FAIL)
 

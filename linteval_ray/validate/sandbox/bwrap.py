@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import platform
 import shutil
 import stat
 import subprocess
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, RunLimits, RunResult, Sandbox, SandboxError
 from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, run_limited
+from linteval_ray.validate.sandbox.seccomp import filter_fd, no_userns_filter
 from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid, kill_processes_of_uid
 
 log = logging.getLogger(__name__)
@@ -66,6 +68,9 @@ class BwrapSandbox(Sandbox):
             if not path.is_absolute():
                 raise SandboxError(f"extra read-only bind {path} must be an absolute path")
             self._check_visible(path)
+        self._seccomp = no_userns_filter()
+        if self._seccomp is None:
+            log.warning("no seccomp filter for %s: programs may create user namespaces", platform.machine())
         self._claim: UidClaim | None = claim_uid() if self.privileged else None
         self._skeleton = self._skeleton_args()
         self._probe()
@@ -94,7 +99,7 @@ class BwrapSandbox(Sandbox):
             _give_to_uid(workdir, self.uid)
         status_r, status_w = os.pipe()
         try:
-            bwrap_argv = self._bwrap_argv(workdir, mounts or [], status_fd=status_w)
+            bwrap_argv, fds = self._bwrap_argv(workdir, mounts or [], status_fd=status_w)
             command = [*prlimit_argv(limits), *bwrap_argv, *self._box_init(), *argv]
             result = run_limited(
                 command,
@@ -103,7 +108,7 @@ class BwrapSandbox(Sandbox):
                 env=build_env(env),
                 stdin=stdin,
                 exit_code_signals=True,
-                pass_fds=(status_w,),
+                pass_fds=fds,
             )
             status = _read_available(status_r)
         finally:
@@ -125,11 +130,15 @@ class BwrapSandbox(Sandbox):
             self._claim.release()
             self._claim = None
 
-    def _bwrap_argv(self, workdir: Path, mounts: list[Mount], *, status_fd: int) -> list[str]:
+    def _bwrap_argv(self, workdir: Path, mounts: list[Mount], *, status_fd: int) -> tuple[list[str], tuple[int, ...]]:
+        """The bwrap command line and the fds it reads (handed over to the child)."""
+        mount_args = [arg for mount in mounts for arg in self._mount_args(mount)]
         args = [self.bwrap, "--json-status-fd", str(status_fd), *self._skeleton, "--bind", str(workdir), BOX_DIR]
-        for mount in mounts:
-            args += self._mount_args(mount)
-        return [*args, "--chdir", BOX_DIR, "--"]
+        fds = [status_fd]
+        if self._seccomp is not None:
+            fds.append(filter_fd(self._seccomp))
+            args += ["--seccomp", str(fds[-1])]
+        return [*args, *mount_args, "--chdir", BOX_DIR, "--"], tuple(fds)
 
     def _mount_args(self, mount: Mount) -> list[str]:
         dst = os.path.normpath(mount.dst)
@@ -201,11 +210,20 @@ class BwrapSandbox(Sandbox):
 
     def _probe(self) -> None:
         """Fail now, with a useful message, if bwrap cannot create namespaces here."""
-        argv = [self.bwrap, *self._skeleton, "--", *self._box_init(), "/usr/bin/true"]
+        argv = [self.bwrap, *self._skeleton]
+        fds: tuple[int, ...] = ()
+        if self._seccomp is not None:
+            fds = (filter_fd(self._seccomp),)
+            argv += ["--seccomp", str(fds[0])]
+        argv += ["--", *self._box_init(), "/usr/bin/true"]
         try:
-            done = subprocess.run(argv, env=build_env(None), capture_output=True, timeout=30, check=False)
+            done = subprocess.run(argv, env=build_env(None), capture_output=True, timeout=30, check=False, pass_fds=fds)
         except (OSError, subprocess.TimeoutExpired) as exc:
+            self.close()
             raise SandboxError(f"bwrap does not work here ({exc}): {INSTALL_HINT}") from exc
+        finally:
+            for fd in fds:
+                os.close(fd)
         if done.returncode != 0:
             detail = done.stderr.decode(errors="replace").strip()
             self.close()

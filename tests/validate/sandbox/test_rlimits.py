@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import time
 import uuid
 from pathlib import Path
 
@@ -40,8 +41,21 @@ def test_runs_in_the_workdir_with_stdin(unsafe: RlimitSandbox, tmp_path: Path) -
 def test_wall_timeout_kills_the_process_group(unsafe: RlimitSandbox, tmp_path: Path) -> None:
     r = unsafe.run(["/bin/sh", "-c", "sleep 300 & echo $!; sleep 300"], workdir=tmp_path, limits=RunLimits(wall_s=1))
     assert r.timed_out and r.exit_code is None
-    child = int(r.stdout)
-    assert not Path(f"/proc/{child}").exists() or b"Z" in Path(f"/proc/{child}/stat").read_bytes().split()[2]
+    assert wait_until_dead(int(r.stdout))
+
+
+def wait_until_dead(pid: int, patience_s: float = 10.0) -> bool:
+    """SIGKILL is delivered asynchronously: allow the killed process a moment to die."""
+    deadline = time.monotonic() + patience_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state in (b"Z", b"X"):
+            return True
+        time.sleep(0.01)
+    return False
 
 
 def test_cpu_limit(unsafe: RlimitSandbox, tmp_path: Path) -> None:

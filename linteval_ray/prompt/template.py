@@ -1,0 +1,120 @@
+"""Versioned chat prompts: ``configs/prompts/<version>.yaml`` rendered for one record.
+
+A template file holds ``version``, ``system`` and ``user`` strings with ``${name}``
+placeholders (``string.Template``: program text is substituted verbatim, its braces
+and dollar signs are never interpreted). The version recorded in result rows is
+``PromptTemplate.version_id``: the version name plus a digest of the file, so an
+edited template can never pass for the one a past run used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from string import Template
+
+import yaml
+
+from linteval_ray.schema.record import Language, LintEvalRecord, LintMessage
+
+PROMPTS_DIR = Path(__file__).resolve().parents[2] / "configs" / "prompts"
+
+LANGUAGE_NAMES: dict[str, str] = {"cpp": "C++", "py3": "Python 3", "java": "Java"}
+FENCE_TAGS: dict[str, str] = {"cpp": "cpp", "py3": "python", "java": "java"}
+DEFAULT_LINTERS: dict[str, str] = {"cpp": "clang-tidy", "py3": "pylint", "java": "PMD"}
+
+
+class PromptError(ValueError):
+    """A prompt template is missing or malformed; the message names the file."""
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    version: str
+    system: str
+    user: str
+    digest: str
+
+    @property
+    def version_id(self) -> str:
+        """What result rows record as ``prompt_version``: ``v1@<sha256[:8]>``."""
+        return f"{self.version}@{self.digest}"
+
+    def render(self, record: LintEvalRecord) -> list[dict[str, str]]:
+        """The chat messages (OpenAI format) asking to fix ``record``'s alerts."""
+        values = prompt_values(record)
+        return [
+            {"role": "system", "content": _substitute(self.system, values, self.version)},
+            {"role": "user", "content": _substitute(self.user, values, self.version)},
+        ]
+
+
+def template_path(version: str) -> Path:
+    """``version`` is a name under ``configs/prompts/`` or a path to a YAML file."""
+    if version.endswith((".yaml", ".yml")):
+        return Path(version)
+    return PROMPTS_DIR / f"{version}.yaml"
+
+
+@cache
+def load_template(version: str) -> PromptTemplate:
+    path = template_path(version)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise PromptError(f"prompt template {version!r}: cannot read {path}: {exc.strerror}") from None
+    data = yaml.safe_load(raw)
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("version", "system", "user")):
+        raise PromptError(f"{path}: needs string keys 'version', 'system' and 'user'")
+    return PromptTemplate(
+        version=data["version"],
+        system=data["system"],
+        user=data["user"],
+        digest=hashlib.sha256(raw).hexdigest()[:8],
+    )
+
+
+def build_messages(record: LintEvalRecord, version: str) -> list[dict[str, str]]:
+    """Chat messages for ``record`` with template ``version`` (see ``load_template``)."""
+    return load_template(version).render(record)
+
+
+def prompt_values(record: LintEvalRecord) -> dict[str, str]:
+    """The placeholder values a template may use."""
+    messages = sorted(record.linter_messages, key=lambda m: (m.line, m.column, m.check_name))
+    return {
+        "language_name": LANGUAGE_NAMES[record.language],
+        "linter": _linter_names(record.language, messages),
+        "fence_tag": FENCE_TAGS[record.language],
+        "fence": code_fence(record.code),
+        "code": record.code.rstrip("\n"),
+        "alerts": "\n".join(format_alert(m) for m in messages) or "(none)",
+        "alert_count": str(len(messages)),
+    }
+
+
+def format_alert(message: LintMessage) -> str:
+    """``- line 12:5 [clang-tidy readability-braces-around-statements] statement should ...``"""
+    text = " ".join(message.message_text.split())
+    return f"- line {message.line}:{message.column} [{message.tool} {message.check_name}] {text}"
+
+
+def code_fence(code: str) -> str:
+    """A backtick fence longer than any backtick run inside ``code`` (CommonMark rule)."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _linter_names(language: Language, messages: list[LintMessage]) -> str:
+    tools = sorted({m.tool for m in messages})
+    return " and ".join(tools) if tools else DEFAULT_LINTERS[language]
+
+
+def _substitute(text: str, values: dict[str, str], version: str) -> str:
+    try:
+        return Template(text).substitute(values)
+    except (KeyError, ValueError) as exc:
+        raise PromptError(f"prompt template {version!r}: bad placeholder {exc}") from None

@@ -1,0 +1,233 @@
+"""The validation engine: one generated revision in, one result row out.
+
+``Validator`` holds a worker's warm state (toolchain, linters, sandbox, content
+cache) and evaluates batches: linting is batched per language (one PMD JVM for
+a batch), judging is per row. Whatever goes wrong with one row becomes that
+row's status; nothing escapes ``evaluate_batch`` as an exception.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from linteval_ray.config import StorageConfig, ValidationConfig
+from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
+from linteval_ray.schema.result import Limits, Timings
+from linteval_ray.toolchain import Toolchain
+from linteval_ray.validate.cache import ContentCache
+from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
+from linteval_ray.validate.lint import LintError, Linters, paper_category
+from linteval_ray.validate.metrics import sample_metrics
+from linteval_ray.validate.sandbox import make_sandbox
+
+log = logging.getLogger(__name__)
+
+ERROR_CAP = 2000
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("LINTEVAL_CACHE_DIR", Path.home() / ".cache" / "linteval-ray"))
+
+
+class Validator:
+    """Lints, compiles and tests revisions; one per validation worker."""
+
+    def __init__(self, config: ValidationConfig, storage: StorageConfig | None = None,
+                 toolchain: Toolchain | None = None):
+        from linteval_ray.store.fs import storage_options
+
+        self.config = config
+        self.toolchain = toolchain or Toolchain.discover()
+        jobs = max(1, round(config.pool.num_cpus))
+        self.linters = Linters(self.toolchain, jobs=jobs, timeout_s=config.limits.lint_timeout_s)
+        self.sandbox = make_sandbox(config.sandbox, allow_unsafe=config.allow_unsafe_sandbox,
+                                    toolchain=self.toolchain)
+        options = storage_options(config.cache_url, storage) if config.cache_url else None
+        self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", options)
+        self._scratch = Path(tempfile.mkdtemp(prefix="linteval-work-"))
+        self.judge = JudgeContext(sandbox=self.sandbox, toolchain=self.toolchain, cache=self.cache,
+                                  scratch=self._scratch, limits=config.limits, jobs=jobs,
+                                  python=config.python)
+        self.limits = Limits(time_floor_s=config.limits.time_floor_s, time_factor=config.limits.time_factor,
+                             memory_mb=config.limits.memory_mb, output_mb=config.limits.output_mb)
+
+    def close(self) -> None:
+        self.linters.close()
+        self.sandbox.close()
+
+    # -- batches ---------------------------------------------------------------------------------
+
+    def evaluate_batch(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
+        """Result rows for pipeline rows (``record_json`` + the generation columns), in order."""
+        started = time.monotonic()
+        work = [_Work.start(row, self) for row in rows]
+        _guarded(work, lambda: self._lint_originals([w for w in work if w.record is not None]))
+        _guarded(work, lambda: self._lint_revisions([w for w in work if w.judgeable]))
+        for w in work:
+            if w.judgeable:
+                _guarded([w], lambda w=w: self._judge(w))
+        for w in work:
+            w.finish(self, (time.monotonic() - started) / max(1, len(work)))
+        return [w.result for w in work]
+
+    def evaluate(self, record: LintEvalRecord, generation: dict[str, Any], draw: int = 0) -> ResultRow:
+        """One record and its generation columns (``raw_response``, ``revised_code``, ...)."""
+        row = {"record_json": record.model_dump_json(), "draw": draw, **generation}
+        return self.evaluate_batch([row])[0]
+
+    # -- steps -----------------------------------------------------------------------------------
+
+    def _lint_originals(self, work: list[_Work]) -> None:
+        """Original-side lint does not depend on the model: cached by content."""
+        todo: dict[str, list[_Work]] = defaultdict(list)
+        for w in work:
+            key = self._lint_key(w.record)
+            cached = self.cache.get_json(key)
+            if cached is not None:
+                w.original_messages = [LintMessage.model_validate(m) for m in cached]
+            else:
+                todo[w.record.language].append(w)
+        for language, items in todo.items():
+            started = time.monotonic()
+            outcomes = self.linters.lint_each(language, [w.record.code for w in items])
+            share = (time.monotonic() - started) / len(items)
+            for w, outcome in zip(items, outcomes):
+                w.timings.lint_s += share
+                if isinstance(outcome, LintError):
+                    w.fail(Status.INFRA_ERROR, f"lint of the original failed: {outcome}")
+                    continue
+                w.original_messages = outcome
+                self.cache.put_json(self._lint_key(w.record), [m.model_dump(mode="json") for m in outcome])
+
+    def _lint_key(self, record: LintEvalRecord) -> str:
+        return ContentCache.key("lint", language=record.language, code=record.code,
+                                toolchain=self.toolchain.toolchain_id, config=self.linters.config_id())
+
+    def _lint_revisions(self, work: list[_Work]) -> None:
+        by_language: dict[str, list[_Work]] = defaultdict(list)
+        for w in work:
+            by_language[w.record.language].append(w)
+        for language, items in by_language.items():
+            started = time.monotonic()
+            outcomes = self.linters.lint_each(language, [w.revised_code for w in items])
+            share = (time.monotonic() - started) / len(items)
+            for w, outcome in zip(items, outcomes):
+                w.timings.lint_s += share
+                if isinstance(outcome, LintError):
+                    w.fail(Status.INFRA_ERROR, f"lint of the revision failed: {outcome}")
+                else:
+                    w.revised_messages = outcome
+
+    def _judge(self, w: _Work) -> None:
+        try:
+            problem = prepare_problem(w.record, self.judge)
+        except ProblemError as exc:
+            w.fail(Status.INVALID_PROBLEM, str(exc))
+            return
+        outcome = judge_revision(w.record.language, w.revised_code, problem, self.judge)
+        w.timings.compile_s += outcome.compile_s
+        w.timings.tests_s += outcome.tests_s
+        r = w.result
+        r.compile_ok = outcome.compile_ok
+        r.verdict = outcome.verdict
+        r.pass_at_1 = outcome.pass_at_1
+        r.validation_error = _cap(outcome.validation_error)
+        r.tests_generated = outcome.tests_passed + outcome.tests_failed
+        r.tests_passed = outcome.tests_passed
+        r.tests_failed = outcome.tests_failed
+        r.tests_dropped = outcome.tests_dropped
+
+
+class _Work:
+    """One row in flight: the parsed input, what has been learned so far, the result."""
+
+    def __init__(self, result: ResultRow, record: LintEvalRecord | None, revised_code: str | None):
+        self.result = result
+        self.record = record
+        self.revised_code = revised_code
+        self.original_messages: list[LintMessage] | None = None
+        self.revised_messages: list[LintMessage] | None = None
+        self.timings = Timings()
+
+    @classmethod
+    def start(cls, row: dict[str, Any], validator: Validator) -> _Work:
+        draw = int(row.get("draw") or 0)
+        try:
+            record = LintEvalRecord.model_validate_json(row["record_json"])
+        except Exception as exc:  # the driver validated it; a failure here is ours
+            sample_id = row.get("sample_id") or "?"
+            return cls(ResultRow(sample_id=sample_id, draw=draw, row_id=ResultRow.make_row_id(sample_id, draw),
+                                 status=Status.INFRA_ERROR, error=_cap(f"record unreadable: {exc}")), None, None)
+        result = ResultRow(
+            sample_id=record.sample_id, draw=draw, row_id=ResultRow.make_row_id(record.sample_id, draw),
+            problem_id=record.problem_id, language=record.language, split=record.split,
+            status=Status.EVALUATED, model=row.get("model"), raw_response=row.get("raw_response"),
+            tokens_used=row.get("tokens_used"), limits=validator.limits,
+            toolchain_id=validator.toolchain.toolchain_id,
+        )
+        work = cls(result, record, None)
+        if row.get("generation_error"):
+            work.fail(Status.GENERATION_ERROR, str(row["generation_error"]))
+            return work
+        work.revised_code = _revision(row, record)
+        result.revised_code = work.revised_code
+        result.extraction_ok = work.revised_code is not None
+        if work.revised_code is None:
+            result.verdict = Verdict.EXTRACTION_FAILED
+            result.validation_error = Verdict.EXTRACTION_FAILED.value
+        return work
+
+    @property
+    def judgeable(self) -> bool:
+        return self.revised_code is not None and self.result.status == Status.EVALUATED
+
+    def fail(self, status: Status, error: str) -> None:
+        self.result.status = status
+        self.result.error = _cap(error)
+        self.result.pass_at_1 = False
+        if status == Status.INFRA_ERROR:
+            self.result.verdict = Verdict.INFRA_ERROR
+            self.result.validation_error = _cap(f"infra_error: {error}")
+
+    def finish(self, validator: Validator, wall_s: float) -> None:
+        r = self.result
+        r.original_messages = self.original_messages or []
+        r.revised_messages = self.revised_messages or []
+        if (r.status == Status.EVALUATED and self.revised_code is not None
+                and self.original_messages is not None and self.revised_messages is not None):
+            r.metrics = sample_metrics(self.record.code, self.revised_code, self.original_messages,
+                                       self.revised_messages, paper_category)
+        self.timings.total_s = max(wall_s, self.timings.lint_s + self.timings.compile_s + self.timings.tests_s)
+        r.timings = self.timings
+
+
+def _guarded(work: list[_Work], step) -> None:
+    """Run a step; if it raises, the rows it was for become infra errors (the rest go on)."""
+    try:
+        step()
+    except Exception as exc:
+        log.exception("validation step failed")
+        for w in work:
+            if w.result.status == Status.EVALUATED:
+                w.fail(Status.INFRA_ERROR, f"{type(exc).__name__}: {exc}")
+
+
+def _revision(row: dict[str, Any], record: LintEvalRecord) -> str | None:
+    """The code to judge: given directly, or extracted from the model's response."""
+    if row.get("revised_code"):
+        return row["revised_code"]
+    if row.get("raw_response"):
+        from linteval_ray.prompt.extract import extract_code
+
+        return extract_code(row["raw_response"], record.language)
+    return None
+
+
+def _cap(text: str | None) -> str | None:
+    return text if text is None or len(text) <= ERROR_CAP else text[:ERROR_CAP] + "…"

@@ -1,0 +1,55 @@
+"""``linteval-ray validate``: evaluate a few samples in this process, for debugging.
+
+Same engine, same rows as the pipeline, minus Ray: replayed revisions only
+(the dataset's reference revisions or a predictions file).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from linteval_ray.config import RunConfig
+from linteval_ray.generate.registry import build_stage
+from linteval_ray.generate.replay import ReplayStage
+from linteval_ray.load.loader import load_split
+from linteval_ray.load.presets import resolve_source
+from linteval_ray.pipeline.inputs import input_rows, invalid_input_rows
+from linteval_ray.schema import ResultRow
+from linteval_ray.validate.engine import Validator
+
+
+def validate_in_process(config: RunConfig) -> list[ResultRow]:
+    loaded = load_split(resolve_source(config.dataset.source), config.dataset, config.storage)
+    stage = build_stage(config.generation, config.storage)
+    if not isinstance(stage, ReplayStage):
+        raise ValueError("validate replays revisions; use `linteval-ray run` to generate with a model")
+    rows = input_rows(loaded.records, config.generation.n)
+    results = invalid_input_rows(loaded.errors, config.generation.n, {r.sample_id for r in loaded.records})
+    if rows:
+        replayed = stage.replay_table(pa.Table.from_pylist(rows)).to_pylist()
+        validator = Validator(config.validation, config.storage)
+        try:
+            results += validator.evaluate_batch(replayed)
+        finally:
+            validator.close()
+    return results
+
+
+def describe(row: ResultRow) -> str:
+    """A few readable lines about one result row."""
+    lines = [f"{row.row_id} [{row.language}] status={row.status} verdict={row.verdict} pass@1={row.pass_at_1}"]
+    if row.error:
+        lines.append(f"  error: {row.error}")
+    if row.validation_error:
+        lines.append(f"  validation_error: {row.validation_error}")
+    lines.append(f"  tests: {row.tests_passed}/{row.tests_generated} passed, {row.tests_dropped} dropped")
+    if row.metrics:
+        m = row.metrics
+        lines.append(
+            f"  alerts: {m.original_total_messages} -> {m.revised_total_messages} "
+            f"({m.old_messages_remaining} remaining, {m.new_messages_count} new); "
+            f"lines +{m.added_lines} -{m.deleted_lines}"
+        )
+    t = row.timings
+    lines.append(f"  seconds: lint {t.lint_s:.2f}, compile {t.compile_s:.2f}, tests {t.tests_s:.2f}, total {t.total_s:.2f}")
+    return "\n".join(lines)

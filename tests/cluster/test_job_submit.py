@@ -1,0 +1,64 @@
+"""``ray job submit`` on a real two-node Ray cluster (tests/fixtures/ray_cluster.py).
+
+The head advertises ``generation``, the worker node ``validation``: a job that asks
+for ``validation`` must run there, and a pipeline run whose validation pool asks for
+it must validate every sample on the worker node.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.ray_cluster import RayCluster
+
+pytestmark = pytest.mark.slow  # a cluster start is ~30-60 s on 2 cores
+
+SMOKE_JOB = textwrap.dedent(
+    """
+    import json, os, ray
+
+    ray.init()
+
+    @ray.remote(num_cpus=1, resources={"validation": 1})
+    class Probe:
+        def where(self):
+            return {"node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid()}
+
+    probe = Probe.remote()
+    print("PROBE " + json.dumps(ray.get(probe.where.remote())))
+    print("DRIVER_NODE " + ray.get_runtime_context().get_node_id())
+    """
+)
+
+
+def _tagged(logs: str, tag: str) -> str:
+    lines = [line.removeprefix(tag + " ") for line in logs.splitlines() if line.startswith(tag + " ")]
+    assert len(lines) == 1, f"expected one {tag} line in the job logs:\n{logs}"
+    return lines[0]
+
+
+def test_job_with_validation_resource_runs_on_the_worker_node(ray_cluster: RayCluster, tmp_path: Path) -> None:
+    (tmp_path / "smoke.py").write_text(SMOKE_JOB)
+
+    status, logs = ray_cluster.submit(["python", "smoke.py"], working_dir=tmp_path,
+                                      runtime_env={"env_vars": {"LINTEVAL_SMOKE": "1"}})
+
+    assert status == "SUCCEEDED", logs
+    probe = json.loads(_tagged(logs, "PROBE"))
+    assert probe["node_id"] in ray_cluster.worker_node_ids
+    assert _tagged(logs, "DRIVER_NODE") == ray_cluster.head_node_id
+    # The state API still knows the (now dead) actor's pid and node: the pipeline test
+    # relies on this to place result rows' workers.
+    probes = [a for a in ray_cluster.actors() if a["class_name"] == "Probe" and a.get("pid") == probe["pid"]]
+    assert [a["node_id"] for a in probes] == [probe["node_id"]]
+
+
+def test_failing_entrypoint_is_reported_as_failed(ray_cluster: RayCluster, tmp_path: Path) -> None:
+    status, logs = ray_cluster.submit(["python", "-c", "raise SystemExit('boom-from-job')"], working_dir=tmp_path)
+
+    assert status == "FAILED"
+    assert "boom-from-job" in logs

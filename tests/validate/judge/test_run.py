@@ -1,0 +1,162 @@
+"""Judging revisions: every verdict class, on real programs in the bwrap sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from linteval_ray.schema.record import Language
+from linteval_ray.schema.result import Verdict
+from linteval_ray.validate.judge import JudgeContext, JudgeResult, PreparedProblem, judge_revision, prepare_problem
+from tests.validate.judge import problems
+
+
+def _judge(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext, language: Language, code: str
+) -> JudgeResult:
+    """Judge a revision against the problem prepared with the C++ original."""
+    return judge_revision(language, code, prepared("cpp"), ctx)
+
+
+@pytest.mark.parametrize("language", ["cpp", "py3", "java"])
+def test_correct_revision_passes(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext, language: Language
+) -> None:
+    result = _judge(prepared, ctx, language, problems.SOLUTIONS[language])
+    assert result.verdict == Verdict.PASSED, result.detail
+    assert result.pass_at_1 and result.compile_ok and result.validation_error is None
+    assert (result.tests_passed, result.tests_failed) == (problems.VALID_TESTS, 0)
+    assert result.tests_generated == result.tests_passed + result.tests_failed + result.tests_dropped
+
+
+def test_float_tolerance_checker_accepts_close_and_rejects_far_answers(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext
+) -> None:
+    close = "n = int(input())\na = list(map(int, input().split()))\nprint(sum(a), f'{sum(a) / n:.8f}')\n"
+    far = "n = int(input())\na = list(map(int, input().split()))\nprint(sum(a), f'{sum(a) / n + 0.001:.3f}')\n"
+    assert _judge(prepared, ctx, "py3", close).verdict == Verdict.PASSED
+    result = _judge(prepared, ctx, "py3", far)
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert "mean: expected" in (result.detail or "")
+
+
+def test_wrong_sum_is_wrong_answer_decided_by_the_first_failing_test(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext
+) -> None:
+    # Wrong only when n == 5 (the second test).
+    code = "n = int(input())\na = list(map(int, input().split()))\nprint(sum(a) + (n == 5), sum(a) / n)\n"
+    result = _judge(prepared, ctx, "py3", code)
+    assert result.verdict == Verdict.WRONG_ANSWER and not result.pass_at_1
+    assert (result.tests_passed, result.tests_failed) == (2, 1)
+    assert result.detail is not None and result.detail.startswith("test 001:") and "sum: expected" in result.detail
+    assert result.validation_error == f"wrong_answer: {result.detail}"
+
+
+def test_presentation_error_is_wrong_answer(prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext) -> None:
+    result = _judge(prepared, ctx, "py3", "print('hello world')\n")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert result.tests_failed == problems.VALID_TESTS
+
+
+def test_std_wcmp_checker_compares_tokens(prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext) -> None:
+    problem = prepare_problem(problems.record("cpp", checker=problems.WCMP_CHECKER), ctx)
+    same = judge_revision("cpp", problems.CPP_SOLUTION, problem, ctx)
+    reformatted = judge_revision("py3", problems.PY_SOLUTION, problem, ctx)  # 0.5 vs 0.500000000
+    assert same.verdict == Verdict.PASSED
+    assert reformatted.verdict == Verdict.WRONG_ANSWER and "words differ" in (reformatted.detail or "")
+
+
+def test_checker_fail_is_an_infra_error_not_a_wrong_answer(ctx: JudgeContext) -> None:
+    broken = '#include "testlib.h"\nint main(int argc, char* argv[]) { registerTestlibCmd(argc, argv); quitf(_fail, "jury bug"); }\n'
+    problem = prepare_problem(problems.record("cpp", checker=broken), ctx)
+    result = judge_revision("cpp", problems.CPP_SOLUTION, problem, ctx)
+    assert result.verdict == Verdict.INFRA_ERROR
+    assert "checker FAIL" in (result.detail or "") and "jury bug" in (result.detail or "")
+
+
+def test_infinite_loop_is_time_limit_and_stops_starting_tests(
+    prepared: Callable[[Language], PreparedProblem], make_ctx: Callable[..., JudgeContext]
+) -> None:
+    ctx = make_ctx(jobs=1)
+    result = _judge(prepared, ctx, "cpp", "int main() { volatile int x = 0; for (;;) x++; }\n")
+    assert result.verdict == Verdict.TIME_LIMIT
+    assert result.tests_skipped == problems.VALID_TESTS - 1
+    assert result.tests_failed == problems.VALID_TESTS and result.tests_passed == 0
+    assert [t.verdict for t in result.tests] == [Verdict.TIME_LIMIT, None, None]
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [
+        ("cpp", "#include <vector>\n#include <cstdio>\nint main() { std::vector<long long> v(1LL << 31, 1); printf(\"%lld\", v[7]); }\n"),
+        ("py3", "a = [0] * (10 ** 10)\n"),
+        ("java", "public class Main { public static void main(String[] a) { long[] x = new long[1 << 30]; x[5] = 1; System.out.println(x[5]); } }\n"),
+    ],
+)
+def test_memory_hog_is_memory_limit(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext, language: Language, code: str
+) -> None:
+    result = _judge(prepared, ctx, language, code)
+    assert result.verdict == Verdict.MEMORY_LIMIT, result.detail
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [
+        ("cpp", "int main() { volatile int* p = nullptr; *p = 1; }\n"),  # segfault
+        ("cpp", "#include <stdexcept>\nint main() { throw std::runtime_error(\"boom\"); }\n"),
+        ("cpp", "int main() { return 3; }\n"),
+        ("py3", "raise ValueError('boom')\n"),
+        ("java", "public class Main { public static void main(String[] a) { throw new IllegalStateException(); } }\n"),
+    ],
+)
+def test_crash_is_runtime_error(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext, language: Language, code: str
+) -> None:
+    result = _judge(prepared, ctx, language, code)
+    assert result.verdict == Verdict.RUNTIME_ERROR, result.detail
+
+
+def test_output_flood_is_output_limit(prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext) -> None:
+    code = '#include <cstdio>\nint main() { for (;;) fputs("0123456789abcdef\\n", stdout); }\n'
+    result = _judge(prepared, ctx, "cpp", code)
+    assert result.verdict == Verdict.OUTPUT_LIMIT
+
+
+def test_deep_recursion_gets_a_stack_as_large_as_the_memory_limit(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext
+) -> None:
+    # ~100 MB of stack: crashes under the default 8 MiB stack.
+    code = (
+        "#include <bits/stdc++.h>\nint depth(int n) { volatile char pad[100]; pad[0] = n; return n ? depth(n - 1) + pad[0] * 0 + 1 : 0; }\n"
+        "int main() { int n; std::cin >> n; long long s = 0, a; for (int i = 0; i < n; i++) { std::cin >> a; s += a; }\n"
+        "  if (depth(1000000) != 1000000) return 1; printf(\"%lld %.9f\\n\", s, (double)s / n); }\n"
+    )
+    result = _judge(prepared, ctx, "cpp", code)
+    assert result.verdict == Verdict.PASSED, result.detail
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [
+        ("cpp", "int main() { return undefined; }\n"),
+        ("java", "public class Main { public static void main(String[] a) { int x = } }\n"),
+        ("py3", "print('unterminated)\n"),
+    ],
+)
+def test_compile_error(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext, language: Language, code: str
+) -> None:
+    result = _judge(prepared, ctx, language, code)
+    assert result.verdict == Verdict.COMPILE_ERROR
+    assert not result.compile_ok and not result.pass_at_1
+    assert result.detail and result.tests_passed == 0 and result.tests_failed == problems.VALID_TESTS
+
+
+def test_java_without_a_public_class_runs_the_class_with_main(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext
+) -> None:
+    code = problems.JAVA_SOLUTION.replace("public class Solution", "class Helper {}\nclass Runner")
+    result = _judge(prepared, ctx, "java", code)
+    assert result.verdict == Verdict.PASSED, result.detail
