@@ -3,4 +3,5 @@
 pytest_plugins = [
     "tests.fixtures.toolchain",
     "tests.fixtures.s3",
+    "tests.fixtures.ray_local",
 ]

@@ -9,8 +9,10 @@ Rules, applied in order (``extract_code`` returns None when no rule yields code)
 3. Fenced blocks are found the CommonMark way: an opening line of three or more
    backticks or tildes (indented at most three spaces) with an optional info string;
    the block ends at a line of the same character, at least as long, with nothing
-   else on it. A block left open at the end of the answer (the model ran out of
-   tokens, or forgot to close it) runs to the end.
+   else on it. Models also glue the closing fence to the last line (``return 0; }`` followed by the fence on the same line):
+   a line that ends with such a run closes the block too, its text kept. A block
+   left open at the end of the answer (the model ran out of tokens, or forgot to
+   close it) runs to the end.
 4. Of the blocks with non-blank content, the answer is the LAST one whose info
    string names the language (``cpp``/``c++``/``cc``..., ``python``/``py``/``py3``...,
    ``java``); failing that the last untagged block; failing that the last block
@@ -95,12 +97,19 @@ def fenced_blocks(text: str) -> list[CodeBlock]:
             i += 1
             continue
         fence = opening["fence"]
-        closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
-        end = next((j for j in range(i + 1, len(lines)) if closing.match(lines[j])), None)
-        body = lines[i + 1 : end if end is not None else len(lines)]
+        closing = re.compile(rf"^(?P<glued>.*?)(?<!{re.escape(fence[0])}){re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        end, glued = len(lines), None
+        for j in range(i + 1, len(lines)):
+            match = closing.match(lines[j])
+            if match and (not match["glued"].strip() or not _OPENING.match(lines[j])):
+                end, glued = j, match["glued"]
+                break
+        body = lines[i + 1 : end]
+        if glued is not None and glued.strip():
+            body.append(glued.rstrip())
         info = opening["info"].strip().split()
-        blocks.append(CodeBlock(tag=info[0].lower() if info else "", code="\n".join(body), closed=end is not None))
-        i = end + 1 if end is not None else len(lines)
+        blocks.append(CodeBlock(tag=info[0].lower() if info else "", code="\n".join(body), closed=glued is not None))
+        i = end + 1
     return blocks
 
 

@@ -43,9 +43,9 @@ class PromptTemplate:
         """What result rows record as ``prompt_version``: ``v1@<sha256[:8]>``."""
         return f"{self.version}@{self.digest}"
 
-    def render(self, record: LintEvalRecord) -> list[dict[str, str]]:
-        """The chat messages (OpenAI format) asking to fix ``record``'s alerts."""
-        values = prompt_values(record)
+    def render(self, record: LintEvalRecord, alerts: list[LintMessage] | None = None) -> list[dict[str, str]]:
+        """The chat messages (OpenAI format) asking to fix ``alerts`` (default: the record's)."""
+        values = prompt_values(record, record.linter_messages if alerts is None else alerts)
         return [
             {"role": "system", "content": _substitute(self.system, values, self.version)},
             {"role": "user", "content": _substitute(self.user, values, self.version)},
@@ -77,14 +77,20 @@ def load_template(version: str) -> PromptTemplate:
     )
 
 
-def build_messages(record: LintEvalRecord, version: str) -> list[dict[str, str]]:
-    """Chat messages for ``record`` with template ``version`` (see ``load_template``)."""
-    return load_template(version).render(record)
+def build_messages(
+    record: LintEvalRecord, version: str, alerts: list[LintMessage] | None = None
+) -> list[dict[str, str]]:
+    """Chat messages for ``record`` with template ``version`` (see ``load_template``).
+
+    ``alerts`` replaces ``record.linter_messages`` (e.g. alerts just computed by this
+    machine's linters for a record shipped without them).
+    """
+    return load_template(version).render(record, alerts)
 
 
-def prompt_values(record: LintEvalRecord) -> dict[str, str]:
+def prompt_values(record: LintEvalRecord, alerts: list[LintMessage]) -> dict[str, str]:
     """The placeholder values a template may use."""
-    messages = sorted(record.linter_messages, key=lambda m: (m.line, m.column, m.check_name))
+    messages = sorted(alerts, key=lambda m: (m.line, m.column, m.check_name))
     return {
         "language_name": LANGUAGE_NAMES[record.language],
         "linter": _linter_names(record.language, messages),

@@ -1,12 +1,31 @@
-"""Unbiased pass@k (Chen et al., 2021)."""
+"""Unbiased pass@k (Chen et al. 2021, "Evaluating Large Language Models Trained on Code").
+
+With ``n`` draws per sample of which ``c`` pass, the probability that at least one of
+``k`` draws taken without replacement passes is ``1 - C(n-c, k) / C(n, k)``. The
+binomials overflow floats for large ``n``; the product form
+``1 - prod_{i=n-c+1}^{n} (1 - k / i)`` is the same number and stays stable.
+"""
 
 from __future__ import annotations
 
-import math
+from collections.abc import Iterable
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
-    """1 - C(n-c, k) / C(n, k), as a stable product."""
+    """Unbiased estimate of pass@k for one sample with ``c`` of ``n`` draws passing."""
+    if not 0 <= c <= n:
+        raise ValueError(f"need 0 <= c <= n, got c={c}, n={n}")
+    if not 1 <= k <= n:
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={n}")
     if n - c < k:
         return 1.0
-    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
+    survive = 1.0
+    for i in range(n - c + 1, n + 1):
+        survive *= 1.0 - k / i
+    return 1.0 - survive
+
+
+def mean_pass_at_k(counts: Iterable[tuple[int, int]], k: int) -> float | None:
+    """Mean pass@k over samples given as ``(n, c)`` pairs; None when there are none."""
+    values = [pass_at_k(n, c, k) for n, c in counts]
+    return sum(values) / len(values) if values else None

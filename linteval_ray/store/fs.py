@@ -195,7 +195,11 @@ def write_bytes_atomic(
     fs, path = filesystem(url, storage, retry=retry)
     if isinstance(fs, LocalFileSystem):
         tmp = _local_temp_copy(Path(path), data)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
         return
     fs.pipe_file(path, data, **_single_put(fs, data))
 

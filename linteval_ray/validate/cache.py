@@ -104,8 +104,12 @@ class ContentCache:
             self._count(hit=False)
             return None
         staging = self._staging_dir(path)
-        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            tar.extractall(staging, filter="data")
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+                tar.extractall(staging, filter="data")  # "data": no absolute paths, no escapes
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         result = self._publish_dir(staging, path)
         self._count(hit=True, local=False)
         return result

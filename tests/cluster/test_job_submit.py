@@ -62,3 +62,53 @@ def test_failing_entrypoint_is_reported_as_failed(ray_cluster: RayCluster, tmp_p
 
     assert status == "FAILED"
     assert "boom-from-job" in logs
+
+
+REPO = Path(__file__).resolve().parents[2]
+PIPELINE_CONFIG = textwrap.dedent(
+    """
+    dataset:
+      source: bundled
+    generation:
+      backend: replay
+    validation:
+      pool:
+        min_actors: 1
+        max_actors: 2
+        num_cpus: 1
+        batch_size: 2
+        store_batch_size: 2
+        resources: {validation: 1}
+    """
+)
+SAMPLES = 4
+
+
+def test_pipeline_job_validates_every_sample_once_on_the_worker_node(ray_cluster: RayCluster, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    config, output = tmp_path / "cluster-test.yaml", tmp_path / "run"
+    config.write_text(PIPELINE_CONFIG)
+
+    # Exactly what cluster/README.md tells a user to run (repo as working_dir, the shipped runtime env).
+    status, logs = ray_cluster.submit(
+        ["linteval-ray", "run", "--config", str(config), "--output", str(output), "--set", f"dataset.limit={SAMPLES}"],
+        working_dir=REPO, runtime_env=REPO / "cluster" / "runtime-env.yaml", timeout_s=1200,
+    )
+
+    assert status == "SUCCEEDED", logs[-5000:]
+    rows = pq.read_table(output / "results.parquet").to_pylist()
+    metrics = json.loads((output / "metrics.json").read_text())
+    sample_ids = [r["sample_id"] for r in rows]
+    assert len(sample_ids) == SAMPLES and len(set(sample_ids)) == SAMPLES, sample_ids
+    assert metrics["n_samples"] == SAMPLES
+    assert metrics["statuses"] == {s: sum(r["status"] == s for r in rows) for s in {r["status"] for r in rows}}
+    assert metrics["overall"]["n_passed"] == sum(bool(r["pass_at_1"]) for r in rows)
+    for language, group in metrics["by_language"].items():
+        assert group["n"] == sum(r["language"] == language for r in rows)
+
+    node_of_pid = {a["pid"]: a["node_id"] for a in ray_cluster.actors() if a.get("pid")}
+    workers = {r["worker"] for r in rows}
+    for worker in workers:
+        pid = int(worker.rsplit(":", 1)[1])
+        assert node_of_pid.get(pid) in ray_cluster.worker_node_ids, (worker, node_of_pid)

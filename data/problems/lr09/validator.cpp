@@ -2,7 +2,7 @@
 
 int main(int argc, char* argv[]) {
     registerValidation(argc, argv);
-    int n = inf.readInt(1, 50000, "n");
+    int n = inf.readInt(1, 20000, "n");
     inf.readEoln();
     for (int i = 0; i < n; i++) {
         int l = inf.readInt(0, 1000000000, "l");

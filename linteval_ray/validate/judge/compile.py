@@ -13,6 +13,8 @@ Decisions (each one changes which programs pass, so they are fixed here):
   class space, metaspace, 64 MiB stacks of every Java thread), so Java runs get
   RLIMIT_AS = memory limit + ``JAVA_AS_OVERHEAD_MB``; the heap, not the address space,
   is what the memory limit bounds for Java.
+- C++ and Python runs get RLIMIT_STACK = the memory limit (``prlimit --stack`` in front
+  of the program; deep recursion is common and Codeforces allows it).
 - Python 3: a ``compile()`` syntax check, inside the sandbox too (compiling hostile
   source can exhaust memory); the program then runs from source.
 """

@@ -95,11 +95,12 @@ class BwrapSandbox(Sandbox):
         workdir = Path(workdir).resolve()
         if not workdir.is_dir():
             raise SandboxError(f"workdir {workdir} is not a directory")
+        mount_args = [arg for mount in mounts or [] for arg in self._mount_args(mount)]
         if self.privileged:
             _give_to_uid(workdir, self.uid)
         status_r, status_w = os.pipe()
         try:
-            bwrap_argv, fds = self._bwrap_argv(workdir, mounts or [], status_fd=status_w)
+            bwrap_argv, fds = self._bwrap_argv(workdir, mount_args, status_fd=status_w)
             command = [*prlimit_argv(limits), *bwrap_argv, *self._box_init(), *argv]
             result = run_limited(
                 command,
@@ -130,9 +131,8 @@ class BwrapSandbox(Sandbox):
             self._claim.release()
             self._claim = None
 
-    def _bwrap_argv(self, workdir: Path, mounts: list[Mount], *, status_fd: int) -> tuple[list[str], tuple[int, ...]]:
+    def _bwrap_argv(self, workdir: Path, mount_args: list[str], *, status_fd: int) -> tuple[list[str], tuple[int, ...]]:
         """The bwrap command line and the fds it reads (handed over to the child)."""
-        mount_args = [arg for mount in mounts for arg in self._mount_args(mount)]
         args = [self.bwrap, "--json-status-fd", str(status_fd), *self._skeleton, "--bind", str(workdir), BOX_DIR]
         fds = [status_fd]
         if self._seccomp is not None:

@@ -94,10 +94,11 @@ def run_limited(
     ``exit_code_signals``: the wrapper reports a signal death as exit 128+N (bwrap).
     ``pass_fds`` are inherited by the child and closed here once it is spawned.
     """
-    stdin_fd = _open_stdin(stdin)
+    stdin_fd = -1
     try:
-        started = time.monotonic()
         try:
+            stdin_fd = _open_stdin(stdin)
+            started = time.monotonic()
             proc = subprocess.Popen(
                 argv,
                 cwd=cwd,
@@ -110,10 +111,11 @@ def run_limited(
                 pass_fds=pass_fds,
             )
         except OSError as exc:
-            raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
+            raise SandboxError(f"cannot start the run ({argv[0]}): {exc}") from exc
     finally:
         for fd in (stdin_fd, *pass_fds):
-            os.close(fd)
+            if fd >= 0:
+                os.close(fd)
     try:
         outcome = _supervise(proc, limits, started)
     finally:

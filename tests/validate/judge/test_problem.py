@@ -52,6 +52,7 @@ def test_second_evaluation_compiles_nothing_and_runs_no_program(make_ctx: Callab
     assert len(problem.reference.tests) == problems.VALID_TESTS
 
 
+@pytest.mark.slow  # compiles one more testlib tool (~5 s idle, far more on a loaded host)
 def test_validator_rejecting_every_input_is_no_valid_tests(ctx: JudgeContext) -> None:
     with pytest.raises(ProblemError) as info:
         prepare_problem(problems.record(validator=problems.REJECT_ALL_VALIDATOR), ctx)

@@ -59,7 +59,8 @@ def test_presentation_error_is_wrong_answer(prepared: Callable[[Language], Prepa
     assert result.tests_failed == problems.VALID_TESTS
 
 
-def test_std_wcmp_checker_compares_tokens(prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext) -> None:
+@pytest.mark.slow  # compiles one more testlib tool (~5 s idle, far more on a loaded host)
+def test_std_wcmp_checker_compares_tokens(ctx: JudgeContext) -> None:
     problem = prepare_problem(problems.record("cpp", checker=problems.WCMP_CHECKER), ctx)
     same = judge_revision("cpp", problems.CPP_SOLUTION, problem, ctx)
     reformatted = judge_revision("py3", problems.PY_SOLUTION, problem, ctx)  # 0.5 vs 0.500000000
@@ -67,6 +68,7 @@ def test_std_wcmp_checker_compares_tokens(prepared: Callable[[Language], Prepare
     assert reformatted.verdict == Verdict.WRONG_ANSWER and "words differ" in (reformatted.detail or "")
 
 
+@pytest.mark.slow  # compiles one more testlib tool (~5 s idle, far more on a loaded host)
 def test_checker_fail_is_an_infra_error_not_a_wrong_answer(ctx: JudgeContext) -> None:
     broken = '#include "testlib.h"\nint main(int argc, char* argv[]) { registerTestlibCmd(argc, argv); quitf(_fail, "jury bug"); }\n'
     problem = prepare_problem(problems.record("cpp", checker=broken), ctx)

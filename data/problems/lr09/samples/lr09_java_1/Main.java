@@ -1,18 +1,22 @@
-import java.util.Scanner;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.StringTokenizer;
 
 public class Main
 {
-    public static void main(String args[])
+    public static void main(String args[]) throws IOException
     {
-        Scanner sc = new Scanner(System.in);
-        int n = sc.nextInt();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        int n = Integer.parseInt(in.readLine().trim());
         int[][] a = new int[n][2];
         for(int i = 0; i < n; i++)
         {
-            a[i][0] = sc.nextInt();
-            a[i][1] = sc.nextInt();
+            StringTokenizer st = new StringTokenizer(in.readLine());
+            a[i][0] = Integer.parseInt(st.nextToken());
+            a[i][1] = Integer.parseInt(st.nextToken());
         }
         Arrays.sort(a, new Comparator<int[]>() {
             public int compare(int[] x, int[] y) {
@@ -30,6 +34,6 @@ public class Main
             }
         }
         System.out.println(res);
-        sc.close();
+        in.close();
     }
 }

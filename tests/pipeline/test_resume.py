@@ -1,0 +1,94 @@
+"""A run whose driver is SIGKILLed mid-way, started again, ends with every sample exactly once
+and recomputes none of the rows that were already durably written."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.pipeline.samples import expectations
+
+pytestmark = pytest.mark.slow
+
+
+def _command(output: Path, samples: list[str]) -> list[str]:
+    cmd = [sys.executable, "-m", "linteval_ray", "run", "--dataset", "bundled", "--output", str(output),
+           "--set", "validation.pool.batch_size=1", "--set", "validation.pool.store_batch_size=1"]
+    for sample in samples:
+        cmd += ["--sample-id", sample]
+    return cmd
+
+
+def _kill_ray_processes_under(ray_tmp: str) -> None:
+    """The driver's local Ray outlives a SIGKILLed driver: end exactly its processes."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if ray_tmp in cmdline:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def _shards(output: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((output / "shards").glob("*.parquet"))}
+
+
+def _row_ids(data: bytes) -> list[str]:
+    import io
+
+    return pq.read_table(io.BytesIO(data), columns=["row_id"]).column("row_id").to_pylist()
+
+
+def test_driver_sigkill_then_resume_gives_each_sample_once(tmp_path: Path, session_cache_dir: str):
+    samples = sorted(expectations())[:6]
+    output = tmp_path / "out"
+    ray_tmp = tempfile.mkdtemp(prefix="lr-ray-", dir="/tmp")
+    env = {**os.environ, "RAY_TMPDIR": ray_tmp, "LINTEVAL_CACHE_DIR": session_cache_dir}
+    env.pop("RAY_ADDRESS", None)
+    try:
+        first = subprocess.Popen(_command(output, samples), env=env, start_new_session=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 900
+        while len(list(output.glob("shards/*.parquet"))) < 2:
+            assert first.poll() is None, "the first run ended before it could be killed"
+            assert time.monotonic() < deadline, "no shard written in time"
+            time.sleep(0.2)
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+        _kill_ray_processes_under(ray_tmp)
+        before = _shards(output)
+        done_before = {rid for data in before.values() for rid in _row_ids(data)}
+        assert 2 <= len(done_before) < len(samples)
+
+        second = subprocess.run(_command(output, samples), env=env, capture_output=True, text=True,
+                                timeout=900)
+        assert second.returncode == 0, second.stderr[-3000:]
+        assert f"{len(done_before)} already done" in second.stderr
+
+        after = _shards(output)
+        for name, data in before.items():  # what was durably written stays, byte for byte
+            assert after[name] == data
+        new_ids = [rid for name, data in after.items() if name not in before for rid in _row_ids(data)]
+        assert not set(new_ids) & done_before, "a completed row was recomputed"
+        all_ids = sorted([*done_before, *new_ids])
+        assert all_ids == sorted(f"{s}/0" for s in samples)  # each sample exactly once
+        results = pq.read_table(output / "results.parquet").column("row_id").to_pylist()
+        assert sorted(results) == all_ids
+    finally:
+        _kill_ray_processes_under(ray_tmp)
+        shutil.rmtree(ray_tmp, ignore_errors=True)
