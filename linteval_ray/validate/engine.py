@@ -138,7 +138,7 @@ class Validator:
         r.verdict = outcome.verdict
         r.pass_at_1 = outcome.pass_at_1
         r.validation_error = _cap(outcome.validation_error)
-        r.tests_generated = outcome.tests_passed + outcome.tests_failed
+        r.tests_generated = outcome.tests_generated
         r.tests_passed = outcome.tests_passed
         r.tests_failed = outcome.tests_failed
         r.tests_dropped = outcome.tests_dropped

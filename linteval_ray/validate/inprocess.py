@@ -42,7 +42,7 @@ def describe(row: ResultRow) -> str:
         lines.append(f"  error: {row.error}")
     if row.validation_error:
         lines.append(f"  validation_error: {row.validation_error}")
-    lines.append(f"  tests: {row.tests_passed}/{row.tests_generated} passed, {row.tests_dropped} dropped")
+    lines.append(f"  tests: {row.tests_passed} passed, {row.tests_failed} failed, {row.tests_dropped} dropped of {row.tests_generated} generated")
     if row.metrics:
         m = row.metrics
         lines.append(
