@@ -54,7 +54,8 @@ class ReplayStage(GenerationStage):
     def apply(self, ds: "ray.data.Dataset") -> "ray.data.Dataset":
         lookup, model = self._predictions, self._model
         return ds.map_batches(
-            lambda batch: _replay_batch(batch, lookup, model), batch_format="pyarrow", batch_size=64,
+            # batch_size=None keeps the input's blocks: merging them would starve the validation pool.
+            lambda batch: _replay_batch(batch, lookup, model), batch_format="pyarrow", batch_size=None,
             num_cpus=0.1,
         )
 

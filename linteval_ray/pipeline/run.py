@@ -174,8 +174,9 @@ def _execute(config: RunConfig, output: str, stage, todo: list[dict], already_do
         batch_size=pool.batch_size,
         batch_format="pyarrow",
         num_cpus=pool.num_cpus,
+        # Ray Data restarts a dead actor and retries its batch (max_restarts / max_task_retries
+        # default to -1 for actor pools): a killed worker delays rows, it never loses them.
         resources=pool.resources or None,
-        max_task_retries=3,
     )
     ds = ds.map_batches(
         store_batch,

@@ -43,7 +43,8 @@ def install(prefix: Path) -> list[InstallStep]:
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
     log.info("running %s", " ".join(argv))
-    return subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    return subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False, env=env)
 
 
 def install_debian_packages(prefix: Path) -> InstallStep:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import tempfile
 import time
 from collections import defaultdict
@@ -45,9 +46,9 @@ class Validator:
         self.config = config
         self.toolchain = toolchain or Toolchain.discover()
         jobs = max(1, round(config.pool.num_cpus))
-        self.linters = Linters(self.toolchain, jobs=jobs, timeout_s=config.limits.lint_timeout_s)
         self.sandbox = make_sandbox(config.sandbox, allow_unsafe=config.allow_unsafe_sandbox,
                                     toolchain=self.toolchain)
+        self.linters = Linters(self.toolchain, jobs=jobs, timeout_s=config.limits.lint_timeout_s, sandbox=self.sandbox)
         options = storage_options(config.cache_url, storage) if config.cache_url else None
         self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", options)
         self._scratch = Path(tempfile.mkdtemp(prefix="linteval-work-"))
@@ -60,6 +61,7 @@ class Validator:
     def close(self) -> None:
         self.linters.close()
         self.sandbox.close()
+        shutil.rmtree(self._scratch, ignore_errors=True)
 
     # -- batches ---------------------------------------------------------------------------------
 

@@ -6,6 +6,6 @@ int main(int argc, char* argv[]) {
     int expected = ans.readInt();
     int found = ouf.readInt();
     if (!ouf.seekEof()) quitf(_pe, "extra output after the answer");
-    if (found != expected) quitf(_wa, "expected %d meetings, found %d", expected, found);
-    quitf(_ok, "%d meetings", found);
+    if (found != expected) quitf(_wa, "expected %d halls, found %d", expected, found);
+    quitf(_ok, "%d halls", found);
 }

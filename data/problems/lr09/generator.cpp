@@ -7,7 +7,7 @@
 using namespace std;
 
 // Types: random (start in [0, maxc), length in [1, maxlen]), touching (a back-to-back
-// schedule cut at random points, plus noise: many meetings start exactly when one ends),
+// schedule cut at random points, plus noise: many lectures start exactly when one ends),
 // nested (intervals sharing one centre).
 int main(int argc, char* argv[]) {
     registerGen(argc, argv, 1);

@@ -21,6 +21,7 @@ from linteval_ray.schema.record import LintMessage
 from linteval_ray.toolchain.manifest import probe_clang_tidy
 from linteval_ray.validate.lint.base import LintError, Linter, LintOutcome, run_bounded, tail
 from linteval_ray.validate.lint.categories import clang_tidy_family
+from linteval_ray.validate.sandbox.base import BOX_DIR, RunLimits, Sandbox, SandboxError
 
 # clang-tidy exits 1 when the file has compile errors; those are reported as clang-diagnostic-error
 # messages, so both codes mean "ran fine".
@@ -28,6 +29,8 @@ OK_EXIT_CODES = (0, 1)
 # Errors in included files are kept (the code does not compile) but their text is not: an
 # `#include "/etc/shadow"` would otherwise copy the file's tokens into the results.
 INCLUDED_FILE_ERROR = "error in an included file"
+# A capped stdout still lets clang-tidy finish: its findings are read from the YAML.
+SANDBOX_OUTPUT_BYTES = 64 << 20
 
 
 class ClangTidyConfig(BaseModel):
@@ -61,8 +64,11 @@ class ClangTidy(Linter):
     file_name = "sol.cpp"
 
     def __init__(self, binary: str, config: ClangTidyConfig, *, jobs: int = 2, timeout_s: float = 120.0,
-                 memory_mb: int = 4096) -> None:
+                 memory_mb: int = 4096, sandbox: Sandbox | None = None) -> None:
         self.binary = binary
+        # clang-tidy opens whatever the source names (`#include`, `#embed` + static_assert
+        # messages can quote a file): with a sandbox it only sees what the box shows.
+        self.sandbox = sandbox
         self.config = config
         self.jobs = jobs
         self.timeout_s = timeout_s
@@ -94,19 +100,36 @@ class ClangTidy(Linter):
             (work / self.file_name).write_bytes(data)
             fixes = work / "fixes.yaml"
             try:
-                proc = run_bounded(self.command(fixes), cwd=work, timeout_s=self.timeout_s, tool=self.tool,
-                                   memory_mb=self.memory_mb)
+                returncode, stderr = self._run(work)
             except LintError as exc:
                 return exc
-            if proc.returncode not in OK_EXIT_CODES:
-                return LintError(self.tool, f"exit {proc.returncode}: {tail(proc.stderr)}")
+            if returncode not in OK_EXIT_CODES:
+                return LintError(self.tool, f"exit {returncode}: {tail(stderr)}")
             if not fixes.exists():
                 # clang-tidy writes no YAML when there is nothing to report
-                if proc.returncode == 0:
+                if returncode == 0:
                     return []
-                return LintError(self.tool, f"compile errors but no diagnostics file: {tail(proc.stderr)}")
+                return LintError(self.tool, f"compile errors but no diagnostics file: {tail(stderr)}")
             report = yaml.load(fixes.read_bytes(), Loader=yaml.CSafeLoader) or {}
-            return self.messages(report, data, work / self.file_name)
+            main_dir = Path(BOX_DIR) if self.sandbox is not None else work
+            return self.messages(report, data, main_dir / self.file_name)
+
+    def _run(self, work: Path) -> tuple[int | None, bytes]:
+        """clang-tidy on ``work/sol.cpp`` writing ``work/fixes.yaml``: (exit code, stderr)."""
+        if self.sandbox is None:
+            proc = run_bounded(self.command(work / "fixes.yaml"), cwd=work, timeout_s=self.timeout_s,
+                               tool=self.tool, memory_mb=self.memory_mb)
+            return proc.returncode, proc.stderr
+        limits = RunLimits(wall_s=self.timeout_s, memory_mb=self.memory_mb, output_bytes=SANDBOX_OUTPUT_BYTES)
+        try:
+            result = self.sandbox.run(self.command(Path(BOX_DIR) / "fixes.yaml"), workdir=work, limits=limits)
+        except SandboxError as exc:
+            raise LintError(self.tool, f"sandbox: {exc}") from exc
+        if result.timed_out:
+            raise LintError(self.tool, f"timed out after {self.timeout_s:g} s")
+        if result.exit_code is None:
+            raise LintError(self.tool, f"killed by signal {result.signal}: {tail(result.stderr)}")
+        return result.exit_code, result.stderr
 
     def messages(self, report: dict[str, Any], data: bytes, main_file: Path) -> list[LintMessage]:
         starts = line_starts(data)

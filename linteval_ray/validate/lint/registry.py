@@ -11,6 +11,7 @@ from linteval_ray.validate.lint.base import Linter, LintOutcome, default_config_
 from linteval_ray.validate.lint.clang_tidy import ClangTidy, ClangTidyConfig
 from linteval_ray.validate.lint.pmd import Pmd
 from linteval_ray.validate.lint.pylint import Pylint
+from linteval_ray.validate.sandbox.base import Sandbox
 
 CONFIG_FILES = ("clang-tidy.yaml", "pylintrc", "pmd-ruleset.xml")
 # Bump when the adapters change what they report (parsing, naming, filtering): part of config_id.
@@ -21,8 +22,9 @@ class Linters:
     """Lints batches of source per language; linters start on first use and stay warm until ``close``."""
 
     def __init__(self, toolchain: Toolchain, *, config_dir: Path | None = None, jobs: int = 2,
-                 timeout_s: float = 120.0) -> None:
+                 timeout_s: float = 120.0, sandbox: Sandbox | None = None) -> None:
         self.toolchain = toolchain
+        self.sandbox = sandbox  # clang-tidy runs in it (it reads files the source names)
         self.config_dir = (config_dir or default_config_dir()).resolve()
         missing = [name for name in CONFIG_FILES if not (self.config_dir / name).is_file()]
         if missing:
@@ -40,7 +42,7 @@ class Linters:
         tc, configs = self.toolchain, self.config_dir
         if language == "cpp":
             config = ClangTidyConfig.load(configs / "clang-tidy.yaml")
-            return ClangTidy(tc.clang_tidy, config, jobs=self.jobs, timeout_s=self.timeout_s)
+            return ClangTidy(tc.clang_tidy, config, jobs=self.jobs, timeout_s=self.timeout_s, sandbox=self.sandbox)
         if language == "py3":
             return Pylint(tc.python, configs / "pylintrc", timeout_s=self.timeout_s)
         if language == "java":

@@ -1,11 +1,10 @@
 #include <bits/stdc++.h>
 using namespace std;
 typedef long long ll;
-#define F first
-#define S second
+#define ALL(v) v.begin(), v.end()
 
-const int N = 50005;
-pair<int, int> a[N];
+const int N = 20005;
+int L[N], R[N];
 
 inline int readInt() {
     register int x = 0;
@@ -15,26 +14,24 @@ inline int readInt() {
     return x;
 }
 
-bool cmp(const pair<int, int> &p, const pair<int, int> &q) {
-    if (p.S != q.S) return p.S < q.S;
-    return p.F < q.F;
-}
-
 int main() {
     int n = readInt();
     for (int i = 0; i < n; i++) {
-        a[i].F = readInt();
-        a[i].S = readInt();
+        L[i] = readInt();
+        R[i] = readInt();
     }
-    sort(a, a + n, cmp);
-    int cnt = 0;
-    ll last = -1;
-    for (int i = 0; i < n; i++) {
-        if (a[i].F >= last) {
-            cnt++;
-            last = a[i].S;
+    sort(L, L + n);
+    sort(R, R + n);
+    // a lecture ending at t frees its hall for one starting at t
+    int i = 0, j = 0, cur = 0, best = 0;
+    while (i < n) {
+        if (L[i] < R[j]) {
+            cur++, i++;
+            best = max(best, cur);
+        } else {
+            cur--, j++;
         }
     }
-    printf("%d\n", cnt);
+    printf("%d\n", best);
     return 0;
 }

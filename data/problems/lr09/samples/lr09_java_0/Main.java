@@ -2,31 +2,30 @@ import java.io.*;
 import java.util.*;
 
 public class Main {
-    static class Meeting implements Comparable<Meeting> {
-        int l, r;
-        Meeting(int l, int r) { this.l = l; this.r = r; }
-        public int compareTo(Meeting o) {
-            if (r != o.r) return Integer.compare(r, o.r);
-            return Integer.compare(l, o.l);
+    static class Event implements Comparable<Event> {
+        int time, delta;
+        Event(int time, int delta) { this.time = time; this.delta = delta; }
+        public int compareTo(Event o) {
+            if (time != o.time) return Integer.compare(time, o.time);
+            return Integer.compare(delta, o.delta); // ends (-1) before starts (+1)
         }
     }
 
     public static void main(String[] args) throws IOException {
         BufferedReader br = new BufferedReader(new InputStreamReader(System.in));
         int n = Integer.parseInt(br.readLine().trim());
-        Meeting[] ms = new Meeting[n];
+        Event[] ev = new Event[2 * n];
         for (int i = 0; i < n; i++) {
             StringTokenizer st = new StringTokenizer(br.readLine());
-            ms[i] = new Meeting(Integer.parseInt(st.nextToken()), Integer.parseInt(st.nextToken()));
+            ev[2 * i] = new Event(Integer.parseInt(st.nextToken()), 1);
+            ev[2 * i + 1] = new Event(Integer.parseInt(st.nextToken()), -1);
         }
-        Arrays.sort(ms);
+        Arrays.sort(ev);
+        int cur = 0;
         int ans = 0;
-        long last = -1;
-        for (Meeting m : ms) {
-            if (m.l >= last) {
-                ans++;
-                last = m.r;
-            }
+        for (Event e : ev) {
+            cur += e.delta;
+            ans = Math.max(ans, cur);
         }
         System.out.println(ans);
     }

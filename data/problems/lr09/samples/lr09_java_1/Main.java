@@ -11,27 +11,22 @@ public class Main
     {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         int n = Integer.parseInt(in.readLine().trim());
-        int[][] a = new int[n][2];
+        int[] s = new int[n];
+        int[] e = new int[n];
         for(int i = 0; i < n; i++)
         {
             StringTokenizer st = new StringTokenizer(in.readLine());
-            a[i][0] = Integer.parseInt(st.nextToken());
-            a[i][1] = Integer.parseInt(st.nextToken());
+            s[i] = Integer.parseInt(st.nextToken());
+            e[i] = Integer.parseInt(st.nextToken());
         }
-        Arrays.sort(a, new Comparator<int[]>() {
-            public int compare(int[] x, int[] y) {
-                if (x[1] != y[1]) return x[1] - y[1];
-                return x[0] - y[0];
-            }
-        });
-        int res = 0, end = 0;
+        Arrays.sort(s);
+        Arrays.sort(e);
+        int res = 0, j = 0;
         for(int i = 0; i < n; i++)
         {
-            if(a[i][0] >= end)
-            {
-                res = res + 1;
-                end = a[i][1];
-            }
+            // the hall of the earliest-ending lecture is free again
+            if(s[i] >= e[j]) j++;
+            else res++;
         }
         System.out.println(res);
         in.close();

@@ -3,18 +3,19 @@ import sys
 def main():
     inp = sys.stdin.buffer.read().split()
     n = int(inp[0])
-    L = []
+    E = []
     for i in range(n):
         l = int(inp[1 + 2 * i])
         r = int(inp[2 + 2 * i])
-        L.append((r, l))
-    L.sort()
+        E.append((l, 1))
+        E.append((r, -1))
+    # at equal times the -1 (end) sorts first, so the hall is reused
+    E.sort()
     ans = 0
-    cur = -1
-    for r, l in L:
-        if l >= cur:
-            ans = ans + 1
-            cur = r
+    cur = 0
+    for t, d in E:
+        cur += d
+        ans = max(ans, cur)
     print(ans)
 
 if __name__ == "__main__":

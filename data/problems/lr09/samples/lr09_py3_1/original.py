@@ -1,22 +1,24 @@
-# greedy: always take the meeting that finishes first
+# sweep: count how many lectures are running at every start time
 from sys import stdin
 import os
+import heapq
 
 def readints():
     return list(map(int, stdin.readline().split()))
 
 N = int(stdin.readline())
-meetings = list()
+lectures = list()
 for i in range(N):
     s, e = readints()
-    meetings.append([s, e])
+    lectures.append([s, e])
 
-meetings.sort(key = lambda x: (x[1], x[0]))
+lectures.sort(key = lambda x: x[0])
 
-count = 0
-END = 0
-for m in meetings:
-    if m[0] >= END:
-        count += 1
-        END = m[1]
-print(count)
+ends = []
+best = 0
+for lec in lectures:
+    while ends and ends[0] <= lec[0]:
+        heapq.heappop(ends)
+    heapq.heappush(ends, lec[1])
+    best = max(best, len(ends))
+print(best)

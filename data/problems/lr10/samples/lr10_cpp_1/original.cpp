@@ -2,33 +2,40 @@
 #include <cstdlib>
 
 long long *prefix = 0;
+int width = 0;
 
-void build(int *values, int n)
+long long &at(int r, int c)
 {
-    prefix = (long long *)malloc(sizeof(long long) * (n + 1));
-    prefix[0] = 0;
-    for (int i = 1; i <= n; ++i)
-        prefix[i] = prefix[i - 1] + values[i - 1];
+    return prefix[r * (width + 1) + c];
 }
 
-long long query(int l, int r)
+void build(int *values, int n, int m)
 {
-    return prefix[r] - prefix[l - 1];
+    width = m;
+    prefix = (long long *)calloc((n + 1) * (m + 1), sizeof(long long));
+    for (int i = 1; i <= n; ++i)
+        for (int j = 1; j <= m; ++j)
+            at(i, j) = at(i - 1, j) + at(i, j - 1) - at(i - 1, j - 1) + values[(i - 1) * m + (j - 1)];
+}
+
+long long query(int r1, int c1, int r2, int c2)
+{
+    return at(r2, c2) - at(r1 - 1, c2) - at(r2, c1 - 1) + at(r1 - 1, c1 - 1);
 }
 
 int main()
 {
-    int n, q;
-    if (scanf("%d %d", &n, &q) != 2) return 1;
-    int *values = (int *)malloc(sizeof(int) * n);
-    for (int i = 0; i < n; ++i)
+    int n, m, q;
+    if (scanf("%d %d %d", &n, &m, &q) != 3) return 1;
+    int *values = (int *)malloc(sizeof(int) * n * m);
+    for (int i = 0; i < n * m; ++i)
         scanf("%d", &values[i]);
-    build(values, n);
+    build(values, n, m);
     free(values);
     for (int i = 0; i < q; ++i) {
-        int l, r;
-        scanf("%d %d", &l, &r);
-        printf("%lld\n", query(l, r));
+        int r1, c1, r2, c2;
+        scanf("%d %d %d %d", &r1, &c1, &r2, &c2);
+        printf("%lld\n", query(r1, c1, r2, c2));
     }
     free(prefix);
     return 0;

@@ -1,0 +1,193 @@
+"""Hostile revisions through ``Validator`` (what a validation worker runs): each one is
+contained, classed, leaks nothing into its result row, and the next sample is judged
+normally.
+
+One Validator serves the whole module. A fake ``AWS_SECRET_ACCESS_KEY`` is planted in the
+environment before it is created, host files are planted where programs aim, and after
+every case the test checks: the verdict class, that the planted secrets (and the host's
+``/etc/shadow``) appear in no field of the serialized row, that the planted files are
+intact, that no process of a sandbox uid survived, and that the loopback listener saw no
+connection.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from linteval_ray.config import PoolConfig, TestLimits, ValidationConfig
+from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
+from linteval_ray.schema.arrow import rows_to_table
+from linteval_ray.validate.engine import Validator
+from linteval_ray.validate.sandbox.uids import LOCK_DIR, UID_RANGE, _proc_owners
+from tests.pipeline.samples import bundled_jsonl
+from tests.security.corpus import CORPUS, Case, Targets
+
+PROBLEM = "lr01"
+SECRET = f"PLANTED-{uuid.uuid4().hex}"
+FILE_SECRET = f"PLANTED-FILE-{uuid.uuid4().hex}"
+# Small limits keep the module fast: 1 s per test, 256 MB, 1 MB of output. Compile and
+# lint timeouts stay at their defaults: a loaded machine must not turn them into verdicts.
+LIMITS = TestLimits(time_floor_s=1.0, time_factor=3.0, memory_mb=256, output_mb=1, reference_time_limit_s=10.0)
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, LintEvalRecord]:
+    """The bundled problem's first sample per language (its original is the good revision)."""
+    found: dict[str, LintEvalRecord] = {}
+    for line in bundled_jsonl().read_text().splitlines():
+        record = LintEvalRecord.model_validate_json(line)
+        if record.problem_id == PROBLEM:
+            found.setdefault(record.language, record)
+    assert set(found) == {"cpp", "py3", "java"}
+    return found
+
+
+@pytest.fixture(scope="module")
+def validator(session_cache_dir: str) -> Iterator[Validator]:
+    previous = os.environ.get("AWS_SECRET_ACCESS_KEY")
+    os.environ["AWS_SECRET_ACCESS_KEY"] = SECRET  # before the Validator: it must never pass it on
+    config = ValidationConfig(limits=LIMITS, pool=PoolConfig(num_cpus=2))
+    validator = Validator(config)
+    yield validator
+    validator.close()
+    if previous is None:
+        os.environ.pop("AWS_SECRET_ACCESS_KEY", None)
+    else:
+        os.environ["AWS_SECRET_ACCESS_KEY"] = previous
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[socket.socket]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    sock.setblocking(False)
+    yield sock
+    sock.close()
+
+
+@pytest.fixture(scope="module")
+def sentinel() -> Iterator[subprocess.Popen]:
+    proc = subprocess.Popen(["sleep", "3600"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory, validator: Validator) -> dict[Path, bytes]:
+    """Files a program aims at, world-readable (only the sandbox can keep programs out)."""
+    root = tmp_path_factory.mktemp("planted")
+    other_work = validator._scratch / "run-other-sample"
+    other_work.mkdir()
+    files = {
+        root / "secret.txt": FILE_SECRET.encode(),
+        root / "runs" / "r1" / "results.jsonl": f'{{"answer": "{FILE_SECRET}"}}'.encode(),
+        other_work / "answer.txt": FILE_SECRET.encode(),
+    }
+    for path, data in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        os.chmod(path, 0o644)
+    return files
+
+
+@pytest.fixture(scope="module")
+def targets(listener, sentinel, planted, session_cache_dir: str) -> Targets:
+    secret_file, output_file, other_work_file = planted
+    return Targets(port=listener.getsockname()[1], sentinel_pid=sentinel.pid, validator_pid=os.getpid(),
+                   planted_file=str(secret_file), output_file=str(output_file),
+                   other_work_file=str(other_work_file), cache_dir=session_cache_dir)
+
+
+def _row(record: LintEvalRecord, code: str, draw: int) -> dict:
+    return {"record_json": record.model_dump_json(), "draw": draw, "revised_code": code, "model": "hostile"}
+
+
+def _shadow_lines() -> list[str]:
+    """Lines of the host's /etc/shadow worth searching for (with a hash or a long body)."""
+    try:
+        lines = Path("/etc/shadow").read_text().splitlines()
+    except OSError:
+        return []
+    return [line for line in lines if len(line) > 12]
+
+
+def _leftover_sandbox_processes(own_uid: int) -> list[tuple[int, int]]:
+    """Processes of sandbox uids that nobody holds any more (a live sandbox of another test
+    session holds its uid's lock), and every process of our own uid."""
+    leftovers = []
+    for pid, uid in _proc_owners():
+        if uid not in UID_RANGE:
+            continue
+        if uid == own_uid or not _uid_is_claimed(uid):
+            leftovers.append((pid, uid))
+    return leftovers
+
+
+def _uid_is_claimed(uid: int) -> bool:
+    try:
+        fd = os.open(LOCK_DIR / f"{uid}.lock", os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # also drops the lock if we got it
+    return False
+
+
+def _accepted_connection(listener: socket.socket) -> bool:
+    try:
+        conn, _ = listener.accept()
+    except BlockingIOError:
+        return False
+    conn.close()
+    return True
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=lambda c: f"{c.language}-{c.name}")
+def test_hostile_revision_is_contained(case: Case, validator: Validator, records, targets: Targets,
+                                       planted: dict[Path, bytes], listener: socket.socket,
+                                       sentinel: subprocess.Popen) -> None:
+    record = records[case.language]
+    hostile, good = validator.evaluate_batch([_row(record, targets.fill(case.code), 0), _row(record, record.code, 1)])
+
+    assert hostile.status == Status.EVALUATED, hostile.error
+    assert hostile.verdict in case.verdicts, hostile.validation_error
+    assert not hostile.pass_at_1
+    # the run goes on: the next sample of the same Validator is judged normally
+    assert (good.status, good.verdict) == (Status.EVALUATED, Verdict.PASSED), good.validation_error or good.error
+    assert good.tests_passed == 10
+
+    serialized = _serialized(hostile) + _serialized(good)
+    assert SECRET not in serialized and FILE_SECRET not in serialized
+    for line in _shadow_lines():
+        assert line not in serialized, "/etc/shadow leaked into the result row"
+
+    for path, data in planted.items():
+        assert path.read_bytes() == data, f"{path} was changed"
+    for path in ("/usr/lib/linteval-pwned", "/etc/linteval-pwned", "/linteval-pwned",
+                 f"{targets.cache_dir}/poison"):
+        assert not os.path.exists(path)
+    assert Path(targets.cache_dir).is_dir() and any(Path(targets.cache_dir).rglob("*.ans"))
+    assert sentinel.poll() is None, "a host process was killed"
+    assert not _accepted_connection(listener), "the program reached a host listener"
+    assert _leftover_sandbox_processes(validator.sandbox.uid) == []
+
+
+def _serialized(row: ResultRow) -> str:
+    """Every field of the row as the pipeline stores it (JSON and Arrow)."""
+    table = rows_to_table([row])
+    return row.model_dump_json() + json.dumps(table.to_pylist(), default=str)

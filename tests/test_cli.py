@@ -1,0 +1,45 @@
+"""The command line as a user meets it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.pipeline.samples import pick
+
+
+def _cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "linteval_ray", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_help_lists_the_commands():
+    out = _cli("--help")
+    assert out.returncode == 0
+    for command in ("run", "validate", "reduce", "compare", "toolchain"):
+        assert command in out.stdout
+
+
+def test_run_help_explains_resume_and_overrides():
+    out = _cli("run", "--help")
+    assert "resumes" in out.stdout and "--set" in out.stdout
+
+
+def test_a_config_typo_is_a_clear_error(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("dataset:\n  limt: 3\n")
+    out = _cli("validate", "--config", str(config))
+    assert out.returncode == 2
+    assert "unknown key 'dataset.limt'" in out.stderr
+
+
+def test_validate_one_sample_in_process_as_json(session_cache_dir):
+    sample = pick("fails_tests", "cpp")
+    out = _cli("validate", "--sample-id", sample, "--json")
+    assert out.returncode == 0, out.stderr[-2000:]
+    (row,) = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    assert row["sample_id"] == sample
+    assert row["verdict"] == "wrong_answer"
+    assert row["validation_error"].startswith("wrong_answer")
+    assert row["tests_failed"] >= 1 and row["compile_ok"] is True
