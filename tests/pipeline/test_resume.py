@@ -17,7 +17,7 @@ import pytest
 
 from tests.pipeline.samples import expectations
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
 def _command(output: Path, samples: list[str]) -> list[str]:

@@ -34,9 +34,10 @@ from tests.security.corpus import CORPUS, Case, Targets
 PROBLEM = "lr01"
 SECRET = f"PLANTED-{uuid.uuid4().hex}"
 FILE_SECRET = f"PLANTED-FILE-{uuid.uuid4().hex}"
-# Small limits keep the module fast: 1 s per test, 256 MB, 1 MB of output. Compile and
-# lint timeouts stay at their defaults: a loaded machine must not turn them into verdicts.
-LIMITS = TestLimits(time_floor_s=1.0, time_factor=3.0, memory_mb=256, output_mb=1, reference_time_limit_s=10.0)
+# Small limits keep the module fast: 3 s per test, 256 MB, 1 MB of output (so the problem's
+# 4 largest inputs are dropped: 6 tests). Compile and lint timeouts stay at their defaults:
+# a loaded machine must not turn them into verdicts.
+LIMITS = TestLimits(time_floor_s=3.0, time_factor=3.0, memory_mb=256, output_mb=1, reference_time_limit_s=10.0)
 
 
 @pytest.fixture(scope="module")
@@ -122,14 +123,14 @@ def _shadow_lines() -> list[str]:
     return [line for line in lines if len(line) > 12]
 
 
-def _leftover_sandbox_processes(own_uid: int) -> list[tuple[int, int]]:
-    """Processes of sandbox uids that nobody holds any more (a live sandbox of another test
-    session holds its uid's lock), and every process of our own uid."""
+def _leftover_sandbox_processes(own_uids: list[int]) -> list[tuple[int, int]]:
+    """Every process of our own sandbox uids, and of sandbox uids nobody holds any more (a
+    live sandbox of another test session on this host holds its uid's lock)."""
     leftovers = []
     for pid, uid in _proc_owners():
         if uid not in UID_RANGE:
             continue
-        if uid == own_uid or not _uid_is_claimed(uid):
+        if uid in own_uids or not _uid_is_claimed(uid):
             leftovers.append((pid, uid))
     return leftovers
 
@@ -157,7 +158,13 @@ def _accepted_connection(listener: socket.socket) -> bool:
     return True
 
 
-@pytest.mark.parametrize("case", CORPUS, ids=lambda c: f"{c.language}-{c.name}")
+def _params() -> list:
+    return [pytest.param(c, id=f"{c.language}-{c.name}",
+                         marks=[pytest.mark.xfail(strict=True, reason=c.known_defect)] if c.known_defect else [])
+            for c in CORPUS]
+
+
+@pytest.mark.parametrize("case", _params())
 def test_hostile_revision_is_contained(case: Case, validator: Validator, records, targets: Targets,
                                        planted: dict[Path, bytes], listener: socket.socket,
                                        sentinel: subprocess.Popen) -> None:
@@ -169,7 +176,7 @@ def test_hostile_revision_is_contained(case: Case, validator: Validator, records
     assert not hostile.pass_at_1
     # the run goes on: the next sample of the same Validator is judged normally
     assert (good.status, good.verdict) == (Status.EVALUATED, Verdict.PASSED), good.validation_error or good.error
-    assert good.tests_passed == 10
+    assert good.tests_passed == good.tests_generated - good.tests_dropped > 0
 
     serialized = _serialized(hostile) + _serialized(good)
     assert SECRET not in serialized and FILE_SECRET not in serialized
@@ -184,7 +191,7 @@ def test_hostile_revision_is_contained(case: Case, validator: Validator, records
     assert Path(targets.cache_dir).is_dir() and any(Path(targets.cache_dir).rglob("*.ans"))
     assert sentinel.poll() is None, "a host process was killed"
     assert not _accepted_connection(listener), "the program reached a host listener"
-    assert _leftover_sandbox_processes(validator.sandbox.uid) == []
+    assert _leftover_sandbox_processes(validator.sandbox.uids) == []
 
 
 def _serialized(row: ResultRow) -> str:

@@ -1,11 +1,14 @@
 #include "testlib.h"
 
-// Exact checker: one integer (the distance, or -1), nothing else.
+// Exact checker: the zone count and the largest zone's size, nothing else.
 int main(int argc, char* argv[]) {
     registerTestlibCmd(argc, argv);
-    long long expected = ans.readLong();
-    long long found = ouf.readLong();
-    if (!ouf.seekEof()) quitf(_pe, "extra output after the answer");
-    if (expected != found) quitf(_wa, "expected %lld, found %lld", expected, found);
-    quitf(_ok, "answer is %lld", found);
+    int zones = ans.readInt();
+    int largest = ans.readInt();
+    int foundZones = ouf.readInt();
+    int foundLargest = ouf.readInt();
+    if (!ouf.seekEof()) quitf(_pe, "extra output after the two numbers");
+    if (foundZones != zones) quitf(_wa, "expected %d zones, found %d", zones, foundZones);
+    if (foundLargest != largest) quitf(_wa, "expected largest zone %d, found %d", largest, foundLargest);
+    quitf(_ok, "%d zones, largest %d", zones, largest);
 }

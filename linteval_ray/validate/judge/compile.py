@@ -35,6 +35,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import logging
+import errno
 import os
 import re
 import shutil
@@ -76,6 +77,8 @@ JAVA_RUN_FLAGS = (
 JAVAC_FLAGS = ("-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-encoding", "UTF-8", "-nowarn")
 COMPILE_MEMORY_MB = 2048
 COMPILE_ERROR_CAP = 8000  # characters of compiler output kept in a result
+# What g++/ld/javac print when the work dir's disk is full.
+_NO_SPACE = b"No space left on device"
 # glibc gives every JVM thread its own 64 MiB malloc arena reservation under RLIMIT_AS.
 JAVA_ENV = {"MALLOC_ARENA_MAX": "2"}
 
@@ -152,13 +155,18 @@ def compile_program(
         argv, entry = [toolchain.javac, *JAVAC_FLAGS, "-d", ".", source], main_class
     else:
         source, argv, entry = PY_SOURCE, [python, "-c", _PY_SYNTAX_CHECK, PY_SOURCE], PY_SOURCE
-    (out_dir / source).write_text(code, encoding="utf-8")
+    # surrogatepass: undecodable input bytes reach the compiler as the linter saw them (not an exception)
+    (out_dir / source).write_bytes(code.encode("utf-8", "surrogatepass"))
     limits = RunLimits(wall_s=timeout_s, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20, file_size_mb=256)
     env = dict(JAVA_ENV) if language == "java" else None
     result = sandbox.run(argv, workdir=out_dir, limits=limits, mounts=mounts, env=env)
     seconds = time.monotonic() - started
     if not result.ok:
-        return CompileOutcome(error=describe_compile_failure(result), timed_out=result.timed_out, seconds=seconds)
+        error = describe_compile_failure(result)
+        if _NO_SPACE in result.stderr or _NO_SPACE in result.stdout:
+            # The host's disk, not the code: an infrastructure failure (never cached as a compile error).
+            raise OSError(errno.ENOSPC, f"no space left on device while compiling in {out_dir}: {error[-300:]}")
+        return CompileOutcome(error=error, timed_out=result.timed_out, seconds=seconds)
     _make_readable(out_dir)
     program = CompiledProgram(
         language=language, artifact_dir=out_dir, entry=entry, python=python, java=toolchain.java

@@ -4,7 +4,9 @@
 2. run every generator command line, drop inputs the validator rejects, dedupe;
 3. per ORIGINAL program: run it on every input; its output is the expected answer
    (testlib checkers compare participant output ``ouf`` with the jury answer ``ans``)
-   and its time scales the revision's time limit. Inputs it fails on are dropped.
+   and its time scales the revision's time limit. Inputs it fails on are dropped;
+4. the checker must accept the original's own answer (on the first kept test): a
+   checker that crashes or rejects it would blame every revision for the jury's fault.
 
 A second evaluation of the same problem compiles nothing and runs no generator:
 tests and reference answers come from the cache, and the checker binary too.
@@ -27,13 +29,16 @@ from pydantic import BaseModel, Field
 from linteval_ray.schema.record import Language, LintEvalRecord
 from linteval_ray.validate.judge.compile import CXX_FLAGS, CompiledProgram, compile_cached
 from linteval_ray.validate.judge.context import JudgeContext
-from linteval_ray.validate.sandbox.base import RunLimits, RunResult
+from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
 
 log = logging.getLogger(__name__)
 
 TOOL_MEMORY_MB = 1024  # generators and validators: generous, they are the jury's
 TESTS_MANIFEST = "tests.json"
 REFERENCE_MANIFEST = "reference.json"
+TESTS_DIR = "/tests"  # where tests and answers are mounted for the checker
+ANSWERS_DIR = "/answers"
+OUTPUT_FILE = "out.txt"  # the output under check, in the checker's work dir
 
 
 class ProblemErrorKind(StrEnum):
@@ -43,6 +48,7 @@ class ProblemErrorKind(StrEnum):
     NO_VALID_TESTS = "no_valid_tests"
     ORIGINAL_COMPILE_ERROR = "original_compile_error"
     ORIGINAL_FAILS_ALL = "original_fails_all"
+    CHECKER_REJECTS_REFERENCE = "checker_rejects_reference"
 
 
 class ProblemError(Exception):
@@ -108,6 +114,7 @@ def prepare_problem(record: LintEvalRecord, ctx: JudgeContext) -> PreparedProble
     checker = compile_tool(record.checker, ctx, ProblemErrorKind.CHECKER_COMPILE_ERROR)
     tests = build_tests(record, ctx)
     reference = run_reference(record.language, record.code, tests, ctx)
+    verify_checker(checker, tests, reference, ctx)
     return PreparedProblem(checker=checker, tests=tests, reference=reference)
 
 
@@ -296,6 +303,47 @@ def _answer_tests(program: CompiledProgram, tests: TestSet, staging: Path, ctx: 
         (staging / f"{name}.ans").write_bytes(result.stdout)
         kept.append({"name": name, "wall_s": result.wall_s, "cpu_s": result.cpu_s})
     return {"tests": kept, "failed": len(tests.names) - len(kept), "why": why}
+
+
+# -- checker self-check ----------------------------------------------------------------------------
+
+
+def checker_argv(checker: CompiledProgram, name: str) -> list[str]:
+    """``checker input output answer`` for test ``name`` (the output is in the work dir)."""
+    return checker.argv(TOOL_MEMORY_MB, [f"{TESTS_DIR}/{name}.in", OUTPUT_FILE, f"{ANSWERS_DIR}/{name}.ans"])
+
+
+def checker_mounts(checker: CompiledProgram, tests: TestSet, reference: ReferenceRun) -> list[Mount]:
+    return [
+        checker.mount(),
+        Mount(src=tests.directory, dst=TESTS_DIR),
+        Mount(src=reference.directory, dst=ANSWERS_DIR),
+    ]
+
+
+def checker_limits(ctx: JudgeContext) -> RunLimits:
+    return RunLimits(
+        wall_s=ctx.limits.reference_time_limit_s,
+        memory_mb=TOOL_MEMORY_MB,
+        output_bytes=1 << 20,
+        file_size_mb=ctx.limits.output_mb,
+    )
+
+
+def verify_checker(checker: CompiledProgram, tests: TestSet, reference: ReferenceRun, ctx: JudgeContext) -> None:
+    """The checker must accept the original's answer as output (cached per checker and answers)."""
+    key = ctx.cache.key("checker-check", checker=checker.artifact_dir.name, answers=reference.directory.name)
+    verdict = ctx.cache.get_json(key)
+    if verdict is None:
+        name = reference.tests[0].name
+        result = ctx.run(checker_argv(checker, name), limits=checker_limits(ctx), mounts=checker_mounts(checker, tests, reference),
+                         files={OUTPUT_FILE: reference.answer_path(name).read_bytes()})
+        verdict = {"ok": result.ok, "why": "" if result.ok else f"test {name}: {_tail(result)}"}
+        if not result.timed_out:  # a timeout may be the machine's load
+            ctx.cache.put_json(key, verdict)
+    if not verdict["ok"]:
+        raise ProblemError(ProblemErrorKind.CHECKER_REJECTS_REFERENCE,
+                           f"the checker does not accept the original's own answer: {verdict['why']}")
 
 
 def _tail(result: RunResult, limit: int = 300) -> str:

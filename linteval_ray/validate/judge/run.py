@@ -31,12 +31,15 @@ from linteval_ray.schema.record import Language
 from linteval_ray.schema.result import Verdict
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_program
 from linteval_ray.validate.judge.context import JudgeContext
-from linteval_ray.validate.judge.problem import TOOL_MEMORY_MB, PreparedProblem, ReferenceTest
-from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
-
-TESTS_DIR = "/tests"
-ANSWERS_DIR = "/answers"
-OUTPUT_FILE = "out.txt"
+from linteval_ray.validate.judge.problem import (
+    OUTPUT_FILE,
+    PreparedProblem,
+    ReferenceTest,
+    checker_argv,
+    checker_limits,
+    checker_mounts,
+)
+from linteval_ray.validate.sandbox.base import RunLimits, RunResult
 DETAIL_CAP = 500
 CHECKER_VERDICTS = {0: Verdict.PASSED, 1: Verdict.WRONG_ANSWER, 2: Verdict.WRONG_ANSWER, 4: Verdict.WRONG_ANSWER}
 CHECKER_FAIL_EXIT = 3
@@ -183,20 +186,8 @@ def classify_run(result: RunResult) -> Verdict | None:
 
 def check_output(name: str, output: bytes, problem: PreparedProblem, ctx: JudgeContext) -> tuple[Verdict, str]:
     """Run the checker on (input, output, answer) inside the box."""
-    checker = problem.checker
-    args = [f"{TESTS_DIR}/{name}.in", OUTPUT_FILE, f"{ANSWERS_DIR}/{name}.ans"]
-    limits = RunLimits(
-        wall_s=ctx.limits.reference_time_limit_s,
-        memory_mb=TOOL_MEMORY_MB,
-        output_bytes=1 << 20,
-        file_size_mb=ctx.limits.output_mb,
-    )
-    mounts = [
-        checker.mount(),
-        Mount(src=problem.tests.directory, dst=TESTS_DIR),
-        Mount(src=problem.reference.directory, dst=ANSWERS_DIR),
-    ]
-    result = ctx.run(checker.argv(TOOL_MEMORY_MB, args), limits=limits, mounts=mounts, files={OUTPUT_FILE: output})
+    mounts = checker_mounts(problem.checker, problem.tests, problem.reference)
+    result = ctx.run(checker_argv(problem.checker, name), limits=checker_limits(ctx), mounts=mounts, files={OUTPUT_FILE: output})
     message = _stderr_tail(result)
     if result.timed_out or result.exit_code is None:
         return Verdict.INFRA_ERROR, f"checker crashed on test {name}: {message or f'signal {result.signal}'}"

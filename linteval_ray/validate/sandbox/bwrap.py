@@ -7,7 +7,11 @@ and the caller's mounts. Nothing else of the host exists inside.
 
 As root, bwrap runs privileged WITHOUT a user namespace (a user namespace would
 map the box's root to the host's root) and the program is started through
-``setpriv`` as this sandbox's own uid, with no capabilities and no_new_privs.
+``setpriv`` as a uid of this sandbox's own, with no capabilities and no_new_privs.
+Runs that overlap (a worker runs tests, checkers and linters on several threads) get
+different uids: RLIMIT_NPROC is counted per uid, and the sweep after a killed run kills
+every process of its uid, so a shared uid would let one run's fork bomb or timeout fail
+a neighbour.
 Dropping the uid inside the box (rather than running bwrap itself as that uid)
 lets bwrap bind host paths the sandbox uid cannot traverse, e.g. caches under
 /root. When not root, bwrap runs as the caller in a user namespace.
@@ -21,6 +25,7 @@ import platform
 import shutil
 import stat
 import subprocess
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -71,14 +76,23 @@ class BwrapSandbox(Sandbox):
         self._seccomp = no_userns_filter()
         if self._seccomp is None:
             log.warning("no seccomp filter for %s: programs may create user namespaces", platform.machine())
-        self._claim: UidClaim | None = claim_uid() if self.privileged else None
+        # Claimed uids (the first at once, more when runs overlap) and those not in use.
+        self._claims: list[UidClaim] = [claim_uid()] if self.privileged else []
+        self._idle: list[int] = [c.uid for c in self._claims]
+        self._uid_lock = threading.Lock()
+        self._closed = False
         self._skeleton = self._skeleton_args()
         self._probe()
 
     @property
     def uid(self) -> int:
-        """The uid programs run as (our own when not root)."""
-        return self._claim.uid if self._claim else os.geteuid()
+        """The uid a lone run gets (our own when not root)."""
+        return self._claims[0].uid if self._claims else os.geteuid()
+
+    @property
+    def uids(self) -> list[int]:
+        """Every uid this sandbox has claimed so far (one per run it ran at the same time)."""
+        return [c.uid for c in self._claims] or [os.geteuid()]
 
     def run(
         self,
@@ -90,18 +104,34 @@ class BwrapSandbox(Sandbox):
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
     ) -> RunResult:
-        if self.privileged and self._claim is None:
+        if self._closed:
             raise SandboxError("sandbox is closed")
         workdir = Path(workdir).resolve()
         if not workdir.is_dir():
             raise SandboxError(f"workdir {workdir} is not a directory")
         mount_args = [arg for mount in mounts or [] for arg in self._mount_args(mount)]
+        uid = self._take_uid()
+        try:
+            return self._run_as(uid, argv, workdir, limits, stdin, mount_args, env)
+        finally:
+            self._give_back_uid(uid)
+
+    def _run_as(
+        self,
+        uid: int,
+        argv: list[str],
+        workdir: Path,
+        limits: RunLimits,
+        stdin: bytes | Path | None,
+        mount_args: list[str],
+        env: dict[str, str] | None,
+    ) -> RunResult:
         if self.privileged:
-            _give_to_uid(workdir, self.uid)
+            _give_to_uid(workdir, uid)
         status_r, status_w = os.pipe()
         try:
             bwrap_argv, fds = self._bwrap_argv(workdir, mount_args, status_fd=status_w)
-            command = [*prlimit_argv(limits), *bwrap_argv, *self._box_init(), *argv]
+            command = [*prlimit_argv(limits), *bwrap_argv, *self._box_init(uid), *argv]
             result = run_limited(
                 command,
                 cwd="/",
@@ -117,8 +147,8 @@ class BwrapSandbox(Sandbox):
         if self.privileged and (result.timed_out or result.output_exceeded):
             # Killing bwrap does not wait for its pid namespace to be torn down:
             # make sure nothing of this uid outlives the run.
-            if stragglers := kill_processes_of_uid(self.uid):
-                log.debug("killed %d leftover processes of uid %d", len(stragglers), self.uid)
+            if stragglers := kill_processes_of_uid(uid):
+                log.debug("killed %d leftover processes of uid %d", len(stragglers), uid)
         # bwrap reports the program's exit code only if the box was set up; without
         # it the failure is the sandbox's (bad mount, no namespaces), not the program's.
         if b'"exit-code"' not in status and not (result.timed_out or result.output_exceeded):
@@ -127,9 +157,31 @@ class BwrapSandbox(Sandbox):
         return result
 
     def close(self) -> None:
-        if self._claim is not None:
-            self._claim.release()
-            self._claim = None
+        with self._uid_lock:
+            self._closed = True
+            for claim in self._claims:
+                claim.release()
+            self._claims.clear()
+            self._idle.clear()
+
+    def _take_uid(self) -> int:
+        """An idle claimed uid, or a newly claimed one when every claimed uid is busy."""
+        if not self.privileged:
+            return os.geteuid()
+        with self._uid_lock:
+            if self._closed:
+                raise SandboxError("sandbox is closed")
+            if self._idle:
+                return self._idle.pop()
+            claim = claim_uid()
+            self._claims.append(claim)
+            return claim.uid
+
+    def _give_back_uid(self, uid: int) -> None:
+        if self.privileged:
+            with self._uid_lock:
+                if not self._closed:
+                    self._idle.append(uid)
 
     def _bwrap_argv(self, workdir: Path, mount_args: list[str], *, status_fd: int) -> tuple[list[str], tuple[int, ...]]:
         """The bwrap command line and the fds it reads (handed over to the child)."""
@@ -186,7 +238,7 @@ class BwrapSandbox(Sandbox):
             args += [*_parent_dirs(str(path)), "--ro-bind", str(path), str(path)]
         return args
 
-    def _box_init(self) -> list[str]:
+    def _box_init(self, uid: int) -> list[str]:
         """What runs as the box's pid 1 in front of the program: ``setpriv`` (as root)
         drops to the sandbox uid, then ``timeout 0`` (no time limit) stays as pid 1,
         waits for the program and exits with its status (128+N for signal N).
@@ -195,7 +247,6 @@ class BwrapSandbox(Sandbox):
         reaper = [TIMEOUT, "0"]
         if not self.privileged:
             return reaper
-        uid = str(self.uid)
         return [
             SETPRIV,
             f"--reuid={uid}",
@@ -215,7 +266,7 @@ class BwrapSandbox(Sandbox):
         if self._seccomp is not None:
             fds = (filter_fd(self._seccomp),)
             argv += ["--seccomp", str(fds[0])]
-        argv += ["--", *self._box_init(), "/usr/bin/true"]
+        argv += ["--", *self._box_init(self.uid), "/usr/bin/true"]
         try:
             done = subprocess.run(argv, env=build_env(None), capture_output=True, timeout=30, check=False, pass_fds=fds)
         except (OSError, subprocess.TimeoutExpired) as exc:

@@ -5,36 +5,39 @@ using namespace std;
 typedef pair<int,int> pii;
 
 char g[MAXN][MAXN];
-int dist_[MAXN][MAXN];
+bool vis[MAXN][MAXN];
 int dx[4] = {1,-1,0,0}, dy[4] = {0,0,1,-1};
+int n, m;
 
-int main() {
-    int n, m;
-    scanf("%d %d", &n, &m);
-    int sx = 0, sy = 0, tx = 0, ty = 0;
-    REP(i, n) {
-        scanf("%s", g[i]);
-        REP(j, m) {
-            if (g[i][j] == 'S') sx = i, sy = j;
-            if (g[i][j] == 'T') tx = i, ty = j;
-        }
-    }
-    memset(dist_, -1, sizeof dist_);
+int fill(int sx, int sy) {
     queue<pii> q;
     q.push(make_pair(sx, sy));
-    dist_[sx][sy] = 0;
+    vis[sx][sy] = true;
+    int sz = 0;
     while (!q.empty()) {
         pii cur = q.front(); q.pop();
-        int x = cur.first, y = cur.second;
-        if (x == tx && y == ty) break;
+        sz++;
         REP(d, 4) {
-            int nx = x + dx[d], ny = y + dy[d];
+            int nx = cur.first + dx[d], ny = cur.second + dy[d];
             if (nx < 0 || ny < 0 || nx >= n || ny >= m) continue;
-            if (g[nx][ny] == '#' || dist_[nx][ny] != -1) continue;
-            dist_[nx][ny] = dist_[x][y] + 1;
+            if (g[nx][ny] == '#' || vis[nx][ny]) continue;
+            vis[nx][ny] = true;
             q.push(make_pair(nx, ny));
         }
     }
-    printf("%d\n", dist_[tx][ty]);
+    return sz;
+}
+
+int main() {
+    scanf("%d %d", &n, &m);
+    REP(i, n) scanf("%s", g[i]);
+    int zones = 0, best = 0;
+    REP(i, n) REP(j, m) {
+        if (g[i][j] == '.' && !vis[i][j]) {
+            zones++;
+            best = max(best, fill(i, j));
+        }
+    }
+    printf("%d %d\n", zones, best);
     return 0;
 }

