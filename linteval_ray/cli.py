@@ -149,9 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--config", "-c", help="config holding storage credentials")
     cmp_.set_defaults(func=cmd_compare)
 
+    from linteval_ray.plan import add_parser as add_plan_parser
     from linteval_ray.toolchain.check import add_parser as add_toolchain_parser
 
     add_toolchain_parser(sub)
+    add_plan_parser(sub)
     return parser
 
 

@@ -4,4 +4,5 @@ pytest_plugins = [
     "tests.fixtures.toolchain",
     "tests.fixtures.s3",
     "tests.fixtures.ray_local",
+    "tests.fixtures.ray_cluster",
 ]

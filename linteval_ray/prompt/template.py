@@ -25,6 +25,7 @@ PROMPTS_DIR = Path(__file__).resolve().parents[2] / "configs" / "prompts"
 LANGUAGE_NAMES: dict[str, str] = {"cpp": "C++", "py3": "Python 3", "java": "Java"}
 FENCE_TAGS: dict[str, str] = {"cpp": "cpp", "py3": "python", "java": "java"}
 DEFAULT_LINTERS: dict[str, str] = {"cpp": "clang-tidy", "py3": "pylint", "java": "PMD"}
+TOOL_NAMES: dict[str, str] = {"pmd": "PMD"}  # how a message's ``tool`` is written in prose
 
 
 class PromptError(ValueError):
@@ -115,7 +116,7 @@ def code_fence(code: str) -> str:
 
 
 def _linter_names(language: Language, messages: list[LintMessage]) -> str:
-    tools = sorted({m.tool for m in messages})
+    tools = sorted({TOOL_NAMES.get(m.tool, m.tool) for m in messages})
     return " and ".join(tools) if tools else DEFAULT_LINTERS[language]
 
 

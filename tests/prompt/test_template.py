@@ -47,9 +47,13 @@ def test_user_message_carries_program_alerts_and_answer_format() -> None:
 
 def test_each_language_gets_its_fence_tag_and_linter() -> None:
     expectations = {"cpp": ("```cpp", "clang-tidy"), "py3": ("```python", "pylint"), "java": ("```java", "PMD")}
+    tools = {"cpp": "clang-tidy", "py3": "pylint", "java": "pmd"}
     for language, (fence, linter) in expectations.items():
         record = bundled_record(language)
-        user = build_messages(record, "v1")[1]["content"]
+        # With alerts the linter is named after them; without, after the language.
+        with_alerts = record.model_copy(update={"linter_messages": [alert(1, "some-check", "text", tool=tools[language])]})
+        assert f"{linter} reports 1 alert(s)" in build_messages(with_alerts, "v1")[1]["content"]
+        user = build_messages(record.model_copy(update={"linter_messages": []}), "v1")[1]["content"]
         assert f"{fence}\n{record.code.rstrip()}" in user
         assert f"{linter} reports" in user
 
@@ -64,12 +68,12 @@ def test_program_text_is_verbatim_even_with_template_syntax_and_backticks() -> N
 
 
 def test_explicit_alerts_replace_the_records_own() -> None:
-    record = bundled_record("py3")
-    assert record.linter_messages == []
+    record = bundled_record("py3").model_copy(update={"linter_messages": []})
+    assert "(none)" in build_messages(record, "v1")[1]["content"]
     fresh = [alert(1, "missing-module-docstring", "Missing module docstring", tool="pylint")]
     user = build_messages(record, "v1", alerts=fresh)[1]["content"]
     assert "[pylint missing-module-docstring] Missing module docstring" in user
-    assert "(none)" in build_messages(record, "v1")[1]["content"]
+    assert "pylint reports 1 alert(s)" in user
 
 
 def test_version_id_names_the_version_and_pins_the_file_content(tmp_path: Path) -> None:

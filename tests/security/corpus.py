@@ -156,7 +156,7 @@ while True:
 import sys
 sys.setrecursionlimit(10 ** 9)
 def deep(n):
-    return deep(n + 1) + 1
+    return eval("deep(n + 1)") + 1  # through C: pure-Python calls would grow the heap, not the stack
 deep(0)
 """, RE, MLE),
     case("network_loopback_listener", "py3", """\
@@ -222,7 +222,7 @@ for path in ("@PLANTED_FILE@", "@OUTPUT_FILE@", "@OTHER_WORK_FILE@"):
         os.remove(path)
     except OSError as e:
         print(repr(e), file=sys.stderr)
-for tree in ("@CACHE_DIR@", "/etc", "/box/.."):
+for tree in ("@CACHE_DIR@", "/etc"):
     shutil.rmtree(tree, ignore_errors=True)
 sys.exit(1)
 """, RE),
@@ -270,7 +270,7 @@ JAVA = [
     case("fork_bomb", "java", java("""\
         for (;;) {
             try { new ProcessBuilder("/usr/bin/sleep", "1000").start(); } catch (Exception e) { }
-        }"""), TLE),
+        }"""), TLE, MLE, note="RLIMIT_NPROC counts threads: the JVM may report OutOfMemoryError (no native thread)"),
     case("thread_bomb", "java", java("""\
         for (;;) {
             Thread t = new Thread(() -> { try { Thread.sleep(1000000); } catch (InterruptedException e) { } });

@@ -1,13 +1,15 @@
 """Hostile revisions through ``Validator`` (what a validation worker runs): each one is
-contained, classed, leaks nothing into its result row, and the next sample is judged
+contained, classed, leaks nothing into its result row, and the samples after it are judged
 normally.
 
 One Validator serves the whole module. A fake ``AWS_SECRET_ACCESS_KEY`` is planted in the
-environment before it is created, host files are planted where programs aim, and after
-every case the test checks: the verdict class, that the planted secrets (and the host's
-``/etc/shadow``) appear in no field of the serialized row, that the planted files are
-intact, that no process of a sandbox uid survived, and that the loopback listener saw no
-connection.
+environment before it is created and host files are planted where programs aim. Each
+language's cases go through the Validator as ONE batch, as a worker gets them (one linter
+process for the batch, then judged one after the other), followed by a good revision.
+Per case the test checks: the verdict class, that the planted secrets (and the host's
+``/etc/shadow``) appear in no field of the serialized row, that every later sample of the
+batch was judged normally, that the planted files are intact, that no process of a sandbox
+uid survived, and that the loopback listener saw no connection.
 """
 
 from __future__ import annotations
@@ -158,6 +160,18 @@ def _accepted_connection(listener: socket.socket) -> bool:
     return True
 
 
+@pytest.fixture(scope="module")
+def judged(validator: Validator, records, targets: Targets) -> dict[tuple[str, str], tuple[ResultRow, ResultRow]]:
+    """(language, case name) -> (its row, the good revision judged after the whole batch)."""
+    results = {}
+    for language, record in records.items():
+        cases = [c for c in CORPUS if c.language == language]
+        rows = [_row(record, targets.fill(c.code), draw) for draw, c in enumerate(cases)]
+        *hostile, good = validator.evaluate_batch([*rows, _row(record, record.code, len(rows))])
+        results.update({(language, c.name): (row, good) for c, row in zip(cases, hostile)})
+    return results
+
+
 def _params() -> list:
     return [pytest.param(c, id=f"{c.language}-{c.name}",
                          marks=[pytest.mark.xfail(strict=True, reason=c.known_defect)] if c.known_defect else [])
@@ -165,16 +179,15 @@ def _params() -> list:
 
 
 @pytest.mark.parametrize("case", _params())
-def test_hostile_revision_is_contained(case: Case, validator: Validator, records, targets: Targets,
+def test_hostile_revision_is_contained(case: Case, judged, validator: Validator, targets: Targets,
                                        planted: dict[Path, bytes], listener: socket.socket,
                                        sentinel: subprocess.Popen) -> None:
-    record = records[case.language]
-    hostile, good = validator.evaluate_batch([_row(record, targets.fill(case.code), 0), _row(record, record.code, 1)])
+    hostile, good = judged[(case.language, case.name)]
 
     assert hostile.status == Status.EVALUATED, hostile.error
     assert hostile.verdict in case.verdicts, hostile.validation_error
     assert not hostile.pass_at_1
-    # the run goes on: the next sample of the same Validator is judged normally
+    # the run goes on: the batch's later samples got their own verdicts, and the good one passed
     assert (good.status, good.verdict) == (Status.EVALUATED, Verdict.PASSED), good.validation_error or good.error
     assert good.tests_passed == good.tests_generated - good.tests_dropped > 0
 
