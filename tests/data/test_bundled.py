@@ -22,6 +22,7 @@ from linteval_ray.config import TestLimits as Limits  # aliased: pytest would co
 from linteval_ray.schema.record import LANGUAGES, LintEvalRecord
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache
+from linteval_ray.validate.engine import default_cache_dir
 from linteval_ray.validate.judge import JudgeContext, PreparedProblem, judge_revision, prepare_problem
 from linteval_ray.validate.lint import Linters
 from linteval_ray.validate.metrics import remaining_count
@@ -93,7 +94,9 @@ def judge_ctx(toolchain: Toolchain, tmp_path_factory: pytest.TempPathFactory) ->
         sandbox = make_sandbox("bwrap", toolchain=toolchain)
     except SandboxError as exc:
         pytest.skip(f"bwrap sandbox unusable here: {exc}")
-    cache = ContentCache(None, tmp_path_factory.mktemp("bundled-cache"))  # tools compile once per problem
+    # The session's content cache (tests.fixtures.ray_local): tools compiled here are reused by the
+    # pipeline tests, as a second evaluation of the same problems reuses them in real runs.
+    cache = ContentCache(None, default_cache_dir() / "cache")
     yield JudgeContext(
         sandbox=sandbox, toolchain=toolchain, cache=cache, scratch=tmp_path_factory.mktemp("bundled-scratch"),
         limits=Limits(), jobs=2,

@@ -168,6 +168,9 @@ def vllm_server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> I
         "--host", "127.0.0.1", "--port", str(port), "--served-model-name", "tiny",
         "--dtype", "float32", "--enforce-eager", "--max-model-len", "4096",
         "--no-enable-chunked-prefill", "--max-num-batched-tokens", "4096",
+        # On CPU this fraction of the host's RAM becomes the KV cache: the default 0.9 would
+        # take ~21 GiB of a shared 24 GiB machine.
+        "--gpu-memory-utilization", "0.1",
     ]
     env = {**os.environ, "VLLM_CACHE_ROOT": str(log_path.parent / "cache")}
     with log_path.open("wb") as log:
