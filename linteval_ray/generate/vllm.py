@@ -9,10 +9,11 @@ Why some things look the way they do:
 
 - ``should_continue_on_error``: a failing row must become that row's
   ``generation_error``, never fail the job. ray.data.llm lets such rows BYPASS
-  postprocess (they come out as its internal row dict), so a last ``map`` gives
-  error rows the same columns as the others.
-- Input columns are carried in the row itself (``INPUT_COLUMNS_KEY``) because the
-  processor's internal dict mixes them with its own columns.
+  postprocess (they come out as its internal row dict), and Ray Data then unifies
+  the columns of rows sharing a block; so a last ``map`` (``finish_row``) cuts every
+  row to the input columns + the generation columns.
+- Input column names are carried in the row itself (``INPUT_COLUMNS_KEY``) because
+  the processor's internal dict mixes the input columns with its own.
 - LoRA: ray.data.llm treats a row whose ``model`` differs from the processor's
   model as a LoRA request; the adapter is a local path, or a name under
   ``dynamic_lora_loading_path`` when it lives in an object store.
@@ -23,21 +24,18 @@ Why some things look the way they do:
 
 from __future__ import annotations
 
-import logging
 import posixpath
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from linteval_ray.config import GenerationConfig, VLLMConfig
-from linteval_ray.generate.base import GenerationStage
+from linteval_ray.generate.base import GENERATION_COLUMNS, GenerationStage
 from linteval_ray.prompt.template import build_messages, load_template
 from linteval_ray.schema.record import LintEvalRecord
 
 if TYPE_CHECKING:
     import ray.data
     from ray.data.llm import vLLMEngineProcessorConfig
-
-log = logging.getLogger(__name__)
 
 INPUT_COLUMNS_KEY = "__linteval_input_columns__"
 PROMPT_ERROR_KEY = "__linteval_prompt_error__"
@@ -50,7 +48,7 @@ REMOTE_SCHEMES = ("s3://", "gs://", "abfss://", "azure://")
 CPU_ENGINE_DEFAULTS: dict[str, Any] = {
     "dtype": "float32",
     "enforce_eager": True,
-    "gpu_memory_utilization": 0.1,
+    "gpu_memory_utilization": 0.1,  # on CPU: the share of host RAM taken for the KV cache
     "enable_chunked_prefill": False,
 }
 CPU_STAGE_NUM_CPUS = 0.1  # chat template / tokenize / detokenize actors are light
@@ -163,24 +161,33 @@ def sampling_params(sampling: dict[str, Any], draw: int) -> dict[str, Any]:
 
 
 def generation_row(data: dict[str, Any], *, model: str) -> dict[str, Any]:
-    """Postprocess: input columns + the generation columns (successful engine rows)."""
-    out = {name: data[name] for name in data[INPUT_COLUMNS_KEY]}
+    """Postprocess (successful engine rows): the generation columns, input columns kept."""
     prompt_error = data.get(PROMPT_ERROR_KEY) or None
-    out.update(
-        raw_response=None if prompt_error else data.get("generated_text", ""),
-        revised_code=None,
-        tokens_used=None if prompt_error else int(data.get("num_generated_tokens") or 0),
-        generation_error=prompt_error,
-        model=model,
-    )
-    return out
+    return {
+        **input_columns(data),
+        INPUT_COLUMNS_KEY: data[INPUT_COLUMNS_KEY],
+        "raw_response": None if prompt_error else data.get("generated_text", ""),
+        "revised_code": None,
+        "tokens_used": None if prompt_error else int(data.get("num_generated_tokens") or 0),
+        "generation_error": prompt_error,
+        "model": model,
+    }
 
 
 def finish_row(row: dict[str, Any], *, model: str) -> dict[str, Any]:
-    """Rows that failed in the engine bypassed postprocess: give them the same columns."""
-    error = row.pop(INFERENCE_ERROR_KEY, "")
-    if not error:
-        return row
-    out = {name: row[name] for name in row[INPUT_COLUMNS_KEY]}
-    out.update(raw_response=None, revised_code=None, tokens_used=None, generation_error=f"vllm: {error}", model=model)
+    """Every row's final shape: input columns + generation columns, nothing internal.
+
+    Rows that failed in the engine bypassed postprocess, and Ray Data unifies the
+    schemas of rows sharing a block, so every row may carry the other kind's keys.
+    """
+    out = input_columns(row)
+    error = row.get(INFERENCE_ERROR_KEY)
+    if error:
+        out.update(raw_response=None, revised_code=None, tokens_used=None, generation_error=f"vllm: {error}", model=model)
+    else:
+        out.update({name: row[name] for name in GENERATION_COLUMNS})
     return out
+
+
+def input_columns(row: dict[str, Any]) -> dict[str, Any]:
+    return {str(name): row[str(name)] for name in row[INPUT_COLUMNS_KEY]}

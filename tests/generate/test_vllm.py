@@ -43,14 +43,17 @@ def run(stage: VLLMStage, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any
 def base_run(tiny_model: Path, local_ray: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     rows = prompt_rows(bundled_records()[:3], n=2)
     rows.append({**rows[0], "row_id": "broken/0", "sample_id": "broken", "record_json": "{not json"})
+    # A prompt longer than max_model_len fails inside the engine (not in preprocess).
+    huge = bundled_records()[0].model_copy(update={"sample_id": "huge", "code": "int x;\n" * 6000})
+    rows.append({**rows[0], "row_id": "huge/0", "sample_id": "huge", "record_json": huge.model_dump_json()})
     return run(VLLMStage(tiny_config(tiny_model, tmp_path_factory.mktemp("base"))), rows)
 
 
 def test_every_row_gets_a_response_and_keeps_its_columns(base_run: dict[str, dict[str, Any]]) -> None:
     records = bundled_records()[:3]
-    assert set(base_run) == {f"{r.sample_id}/{d}" for r in records for d in (0, 1)} | {"broken/0"}
+    assert set(base_run) == {f"{r.sample_id}/{d}" for r in records for d in (0, 1)} | {"broken/0", "huge/0"}
     for row_id, row in base_run.items():
-        if row_id == "broken/0":
+        if row_id in ("broken/0", "huge/0"):
             continue
         assert row["generation_error"] is None
         assert isinstance(row["raw_response"], str) and row["raw_response"]
@@ -61,8 +64,16 @@ def test_every_row_gets_a_response_and_keeps_its_columns(base_run: dict[str, dic
         assert not [c for c in row if c.startswith("__")], "internal columns leak"
 
 
+def test_an_engine_failure_is_that_rows_generation_error(base_run: dict[str, dict[str, Any]]) -> None:
+    huge = base_run["huge/0"]
+    assert huge["generation_error"].startswith("vllm: ")
+    assert huge["raw_response"] is None and huge["tokens_used"] is None and huge["revised_code"] is None
+    assert huge["extra_column"] == "kept-lr01_cpp_0" and huge["model"] == base_run["lr01_cpp_0/0"]["model"]
+    assert set(huge) == set(base_run["lr01_cpp_0/0"]), "error rows must have the same columns"
+
+
 def test_draws_differ_yet_are_seeded(base_run: dict[str, dict[str, Any]]) -> None:
-    samples = {r["sample_id"] for r in base_run.values() if r["sample_id"] != "broken"}
+    samples = {r["sample_id"] for r in base_run.values() if r["sample_id"] not in ("broken", "huge")}
     draws = {s: (base_run[f"{s}/0"]["raw_response"], base_run[f"{s}/1"]["raw_response"]) for s in samples}
     assert all(d0 != d1 for d0, d1 in draws.values())
 

@@ -33,6 +33,9 @@ from linteval_ray.validate.sandbox.uids import LOCK_DIR, UID_RANGE, _proc_owners
 from tests.pipeline.samples import bundled_jsonl
 from tests.security.corpus import CORPUS, Case, Targets
 
+# One module-wide fixture judges every case (~2 min idle; far more on a loaded host).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+
 PROBLEM = "lr01"
 SECRET = f"PLANTED-{uuid.uuid4().hex}"
 FILE_SECRET = f"PLANTED-FILE-{uuid.uuid4().hex}"

@@ -91,8 +91,8 @@ class BwrapSandbox(Sandbox):
 
     @property
     def uids(self) -> list[int]:
-        """Every uid this sandbox has claimed so far (one per run it ran at the same time)."""
-        return [c.uid for c in self._claims] or [os.geteuid()]
+        """Every uid this sandbox holds (one per run it ran at the same time; none once closed)."""
+        return [c.uid for c in self._claims] if self.privileged else [os.geteuid()]
 
     def run(
         self,
