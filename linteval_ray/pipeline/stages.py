@@ -24,7 +24,7 @@ SUMMARY_SCHEMA = pa.schema(
 class ValidateBatch:
     """A warm validation actor: toolchain, linters, sandbox and caches live across batches."""
 
-    def __init__(self, validation: ValidationConfig, storage: StorageConfig, prompt_version: str):
+    def __init__(self, validation: ValidationConfig, storage: StorageConfig, prompt_version: str | None):
         from linteval_ray.validate.engine import Validator
 
         self._validator = Validator(validation, storage)
