@@ -6,9 +6,11 @@
 (2) cold: ``linteval_ray.pipeline.run.run`` on a fresh ``LINTEVAL_CACHE_DIR``;
 (3) warm: the same cache, every reference revision perturbed by an appended comment line
     (new revision work, cached model-independent work: a second model's run).
-The pipeline runs in a child process on its own local Ray; this process is a child
-subreaper, so every Ray process ends up reaped here and ``RUSAGE_CHILDREN`` holds the
-CPU of the whole run. Stage CPU comes from the actors (``bench/instrument.py``).
+The pipeline runs in a child process on its own local Ray, inside a cgroup (v1 cpuacct)
+of its own, whose ``cpuacct.usage`` is the CPU of the whole run: every Ray process and
+everything they start, reaped by whomever (``RUSAGE_CHILDREN`` misses Ray workers; it
+is only the fallback where cgroups are not writable). Stage CPU comes from the actors
+(``bench/instrument.py``).
 Writes ``bench/results/<timestamp>.json`` and ``bench/figures.json`` (read by ``linteval-ray plan``).
 """
 
@@ -44,6 +46,7 @@ FIGURES_FILE = BENCH_DIR / "figures.json"
 LANGUAGES = ("cpp", "py3", "java")
 STAGES = ("lint", "compile", "tests")
 PR_SET_CHILD_SUBREAPER = 36
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 REAP_DEADLINE_S = 60.0
 COMMENT = {"cpp": "// evaluated again by a second model\n", "java": "// evaluated again by a second model\n",
            "py3": "# evaluated again by a second model\n"}
@@ -112,11 +115,14 @@ def run_pipeline(name: str, records, work: Path, cache_dir: Path, overrides: lis
             "report": str(work / f"{name}-driver.json")}
     env = {**os.environ, "LINTEVAL_CACHE_DIR": str(cache_dir), STAGE_DIR_ENV: str(stage_dir),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    cgroup = _new_cgroup(name)
     before = _reaped_cpu_s()
     started = time.monotonic()
     subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)], env=env,
-                   check=True)
+                   check=True, preexec_fn=(lambda: _join_cgroup(cgroup)) if cgroup else None)
     _reap_orphans()
+    reaped = _reaped_cpu_s() - before
+    total = _cgroup_cpu_s(cgroup) if cgroup else reaped
     driver = json.loads(Path(spec["report"]).read_text())
     actors = [json.loads(p.read_text()) for p in sorted(stage_dir.glob("*.json"))]
     stages: dict[str, dict[str, float]] = {}
@@ -126,7 +132,8 @@ def run_pipeline(name: str, records, work: Path, cache_dir: Path, overrides: lis
                 stages.setdefault(stage, {}).setdefault(language, 0.0)
                 stages[stage][language] += cpu
     return {"wall_s": driver["run_wall_s"], "process_wall_s": time.monotonic() - started,
-            "cpu_s": _reaped_cpu_s() - before, "driver_cpu_s": driver["driver_cpu_s"], "stages": stages,
+            "cpu_s": total, "cpu_source": "cgroup cpuacct" if cgroup else "RUSAGE_CHILDREN",
+            "reaped_cpu_s": reaped, "driver_cpu_s": driver["driver_cpu_s"], "stages": stages,
             "actors": [{"pid": a["pid"], "samples": a["samples"], "peak_rss_mb": a["peak_rss_mb"],
                         "children_peak_rss_mb": a["children_peak_rss_mb"]} for a in actors],
             "verdicts": driver["verdicts"]}
@@ -152,6 +159,29 @@ def child_main(spec: dict[str, Any]) -> None:
         "run_wall_s": wall, "driver_cpu_s": own.ru_utime + own.ru_stime,
         "verdicts": {r["sample_id"]: r["verdict"] if r["status"] == "evaluated" else r["status"] for r in rows},
     }))
+
+
+def _new_cgroup(name: str) -> Path | None:
+    path = CPUACCT / f"linteval-bench-{os.getpid()}-{name}"
+    try:
+        path.mkdir()
+    except OSError as exc:
+        log.warning("no cpuacct cgroup (%s): total CPU from RUSAGE_CHILDREN, which misses Ray workers", exc)
+        return None
+    return path
+
+
+def _join_cgroup(path: Path) -> None:
+    (path / "cgroup.procs").write_text(str(os.getpid()))
+
+
+def _cgroup_cpu_s(path: Path) -> float:
+    usage = int((path / "cpuacct.usage").read_text()) / 1e9
+    try:
+        path.rmdir()
+    except OSError:
+        log.warning("cgroup %s still has processes", path)
+    return usage
 
 
 def _reaped_cpu_s() -> float:
@@ -228,6 +258,8 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     rows.append(("total CPU / naive", *(f"{results[m]['cpu_s'] / results['naive']['cpu_s']:.3f}" for m in modes)))
     rss = [max((a["peak_rss_mb"] for a in results[m]["actors"]), default=0) for m in modes]
     rows.append(("peak RSS per actor (MB)", *(f"{v:.0f}" if v else "-" for v in rss)))
+    kids = [max((a["children_peak_rss_mb"] for a in results[m]["actors"]), default=0) for m in modes]
+    rows.append(("  largest child process (MB)", *(f"{v:.0f}" if v else "-" for v in kids)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
                      for r in rows)

@@ -70,9 +70,12 @@ def test_std_wcmp_checker_compares_tokens(ctx: JudgeContext) -> None:
 
 @pytest.mark.slow  # compiles one more testlib tool (~5 s idle, far more on a loaded host)
 def test_checker_fail_is_an_infra_error_not_a_wrong_answer(ctx: JudgeContext) -> None:
-    broken = '#include "testlib.h"\nint main(int argc, char* argv[]) { registerTestlibCmd(argc, argv); quitf(_fail, "jury bug"); }\n'
+    # Accepts the original's own answer (else the problem is invalid) but FAILs on anything else.
+    broken = ('#include "testlib.h"\nint main(int argc, char* argv[]) { registerTestlibCmd(argc, argv);\n'
+              '  while (!ans.seekEof()) if (ouf.readWord() != ans.readWord()) quitf(_fail, "jury bug");\n'
+              '  quitf(_ok, "same"); }\n')
     problem = prepare_problem(problems.record("cpp", checker=broken), ctx)
-    result = judge_revision("cpp", problems.CPP_SOLUTION, problem, ctx)
+    result = judge_revision("cpp", '#include <cstdio>\nint main() { puts("x"); }\n', problem, ctx)
     assert result.verdict == Verdict.INFRA_ERROR
     assert "checker FAIL" in (result.detail or "") and "jury bug" in (result.detail or "")
 
