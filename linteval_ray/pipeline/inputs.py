@@ -15,10 +15,10 @@ from linteval_ray.schema import LintEvalRecord, ResultRow, Status
 
 
 def input_rows(records: Iterable[LintEvalRecord], draws: int) -> list[dict[str, Any]]:
-    """One row per (sample, draw), ordered so that a problem's samples travel together
-    (its compiled tools and tests are then reused while warm)."""
+    """One row per (sample, draw), ordered by language then problem: a batch then shares
+    one linter process (one PMD JVM for its Java rows) and a problem's cached tools."""
     rows = []
-    for record in sorted(records, key=lambda r: (r.problem_id, r.language, r.sample_id)):
+    for record in sorted(records, key=lambda r: (r.language, r.problem_id, r.sample_id)):
         record_json = record.model_dump_json()
         for draw in range(draws):
             rows.append(

@@ -69,8 +69,7 @@ class Validator:
         """Result rows for pipeline rows (``record_json`` + the generation columns), in order."""
         started = time.monotonic()
         work = [_Work.start(row, self) for row in rows]
-        _guarded(work, lambda: self._lint_originals([w for w in work if w.record is not None]))
-        _guarded(work, lambda: self._lint_revisions([w for w in work if w.judgeable]))
+        _guarded(work, lambda: self._lint([w for w in work if w.record is not None]))
         for w in work:
             if w.judgeable:
                 _guarded([w], lambda w=w: self._judge(w))
@@ -85,46 +84,36 @@ class Validator:
 
     # -- steps -----------------------------------------------------------------------------------
 
-    def _lint_originals(self, work: list[_Work]) -> None:
-        """Original-side lint does not depend on the model: cached by content."""
-        todo: dict[str, list[_Work]] = defaultdict(list)
+    def _lint(self, work: list[_Work]) -> None:
+        """Originals (cached by content: they do not depend on the model) and revisions, in one
+        linter call per language, so a batch costs one linter start (one PMD JVM)."""
+        jobs: dict[str, list[tuple[_Work, str]]] = defaultdict(list)
         for w in work:
-            key = self._lint_key(w.record)
-            cached = self.cache.get_json(key)
+            cached = self.cache.get_json(self._lint_key(w.record))
             if cached is not None:
                 w.original_messages = [LintMessage.model_validate(m) for m in cached]
             else:
-                todo[w.record.language].append(w)
-        for language, items in todo.items():
+                jobs[w.record.language].append((w, "original"))
+            if w.judgeable:
+                jobs[w.record.language].append((w, "revised"))
+        for language, items in jobs.items():
             started = time.monotonic()
-            outcomes = self.linters.lint_each(language, [w.record.code for w in items])
+            codes = [w.record.code if side == "original" else w.revised_code for w, side in items]
+            outcomes = self.linters.lint_each(language, codes)
             share = (time.monotonic() - started) / len(items)
-            for w, outcome in zip(items, outcomes):
+            for (w, side), outcome in zip(items, outcomes):
                 w.timings.lint_s += share
                 if isinstance(outcome, LintError):
-                    w.fail(Status.INFRA_ERROR, f"lint of the original failed: {outcome}")
-                    continue
-                w.original_messages = outcome
-                self.cache.put_json(self._lint_key(w.record), [m.model_dump(mode="json") for m in outcome])
+                    w.fail(Status.INFRA_ERROR, f"lint of the {side} program failed: {outcome}")
+                elif side == "original":
+                    w.original_messages = outcome
+                    self.cache.put_json(self._lint_key(w.record), [m.model_dump(mode="json") for m in outcome])
+                else:
+                    w.revised_messages = outcome
 
     def _lint_key(self, record: LintEvalRecord) -> str:
         return ContentCache.key("lint", language=record.language, code=record.code,
                                 toolchain=self.toolchain.toolchain_id, config=self.linters.config_id())
-
-    def _lint_revisions(self, work: list[_Work]) -> None:
-        by_language: dict[str, list[_Work]] = defaultdict(list)
-        for w in work:
-            by_language[w.record.language].append(w)
-        for language, items in by_language.items():
-            started = time.monotonic()
-            outcomes = self.linters.lint_each(language, [w.revised_code for w in items])
-            share = (time.monotonic() - started) / len(items)
-            for w, outcome in zip(items, outcomes):
-                w.timings.lint_s += share
-                if isinstance(outcome, LintError):
-                    w.fail(Status.INFRA_ERROR, f"lint of the revision failed: {outcome}")
-                else:
-                    w.revised_messages = outcome
 
     def _judge(self, w: _Work) -> None:
         try:
@@ -144,6 +133,8 @@ class Validator:
         r.tests_passed = outcome.tests_passed
         r.tests_failed = outcome.tests_failed
         r.tests_dropped = outcome.tests_dropped
+        if outcome.verdict == Verdict.INFRA_ERROR:  # the checker broke on this output: not the model's fault
+            w.fail(Status.INFRA_ERROR, outcome.validation_error or "infra_error")
 
 
 class _Work:

@@ -95,6 +95,7 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
             out_dir=Path(tmp) / "prog",
             timeout_s=ctx.limits.compile_timeout_s,
             python=ctx.python,
+            cache=ctx.cache,  # the node's precompiled bits/stdc++.h
         )
         if outcome.program is None:
             return JudgeResult(
