@@ -97,3 +97,31 @@ def test_lora_adapter_changes_the_generations(
         assert 0 < row["tokens_used"] <= MAX_TOKENS
     # Same prompts, same seeds: only the adapter can make the text differ.
     assert any(out[i]["raw_response"] != base_run[i]["raw_response"] for i in out)
+
+
+def test_the_pipeline_with_the_vllm_backend_ends_in_result_rows(
+    tiny_model: Path, local_ray: None, tmp_path: Path
+) -> None:
+    """`linteval-ray run` with the vllm backend: generation streams into validation and shards."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from linteval_ray.config import load_config
+    from linteval_ray.pipeline.run import run as run_pipeline
+
+    samples = [r.sample_id for r in bundled_records()[:2]]
+    generation = tiny_config(tiny_model, tmp_path).model_dump(mode="json") | {"n": 1}
+    config = load_config(None, [f"output={json.dumps(str(tmp_path / 'out'))}",
+                                f"dataset.sample_ids={json.dumps(samples)}",
+                                f"generation={json.dumps(generation)}"])
+    outcome = run_pipeline(config)
+    rows = pq.read_table(Path(outcome.output) / "results.parquet").to_pylist()
+    assert sorted(r["sample_id"] for r in rows) == sorted(samples)
+    for row in rows:
+        # A random tiny model writes no code: every row is judged, as extraction_failed.
+        assert row["status"] == "evaluated", row["error"]
+        assert row["raw_response"] and row["tokens_used"] > 0
+        assert row["verdict"] == "extraction_failed"
+        assert row["model"] and row["prompt_version"].startswith("v1@")
+        assert row["original_messages"]

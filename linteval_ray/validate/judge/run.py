@@ -127,7 +127,7 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
 
 
 def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> list[TestRecord]:
-    """Every reference test in order; none starts after the first time limit."""
+    """Every reference test in order; none starts after the first (confirmed) time limit."""
     stop = threading.Event()
 
     def one(test: ReferenceTest) -> TestRecord:
@@ -135,6 +135,9 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
         if stop.is_set():
             return TestRecord(name=test.name, verdict=None, time_limit_s=limit, detail="skipped after a time limit")
         record = run_one_test(program, test, limit, problem, ctx)
+        if record.verdict == Verdict.TIME_LIMIT:
+            # Wall-clock limits flake on a busy host: a time limit must repeat to count.
+            record = run_one_test(program, test, limit, problem, ctx)
         if record.verdict == Verdict.TIME_LIMIT:
             stop.set()
         return record
