@@ -126,6 +126,12 @@ class CompileOutcome(BaseModel):
     def ok(self) -> bool:
         return self.program is not None
 
+    @property
+    def interrupted(self) -> bool:
+        """Stopped from outside (time limit, or the compiler killed by a signal): says nothing
+        about the source, so it is neither cached nor blamed on the problem."""
+        return self.timed_out or "Killed signal terminated program" in (self.error or "")
+
 
 def compile_program(
     language: Language,
@@ -220,7 +226,7 @@ def compile_cached(
             cached_dir = cache.put_dir(key, outcome.program.artifact_dir)
             outcome.program = outcome.program.model_copy(update={"artifact_dir": cached_dir})
             cache.put_json(key, {"error": None, "entry": outcome.program.entry})
-        elif not outcome.timed_out:  # a timeout may be the machine's load, not the code's fault
+        elif not outcome.interrupted:  # a timeout or kill may be the machine's load, not the code
             cache.put_json(key, {"error": outcome.error, "entry": None})
     return outcome
 

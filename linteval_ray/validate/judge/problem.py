@@ -130,6 +130,9 @@ def compile_tool(source: str, ctx: JudgeContext, error_kind: ProblemErrorKind) -
         with_testlib=True,
     )
     if outcome.program is None:
+        if outcome.interrupted:  # retried on the next run instead of condemning the problem
+            raise RuntimeError(f"compiling the problem's {error_kind.value.split('_')[0]} was interrupted: "
+                               f"{outcome.error or 'timed out'}")
         raise ProblemError(error_kind, outcome.error or "")
     return outcome.program
 
