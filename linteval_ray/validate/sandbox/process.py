@@ -269,4 +269,7 @@ def _looks_out_of_memory(
     if any(s in tail for s in _OOM_SIGNATURES):
         return True
     crashed = sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS)
-    return crashed and max_rss_mb >= _OOM_RSS_SHARE * limits.memory_mb
+    # A forked child's max RSS includes the copy of this process it started as: only an RSS
+    # above our own can be the program's (else a big parent makes every crash look like OOM).
+    own_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return crashed and max_rss_mb >= _OOM_RSS_SHARE * limits.memory_mb and max_rss_mb > own_rss_mb
