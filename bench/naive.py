@@ -85,7 +85,7 @@ class FreshLinters:
         if language == "cpp":
             return self.clang_tidy.lint_one(code)
         if language == "java":
-            return self.pmd.lint_alone(code)
+            return self.pmd.lint_fresh(code)
         return self._pylint_fresh(code)
 
     def _pylint_fresh(self, code: str) -> list[LintMessage] | LintError:

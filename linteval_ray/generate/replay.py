@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from linteval_ray.generate.base import GenerationStage, with_generation_columns
 from linteval_ray.schema import LintEvalRecord
+from linteval_ray.schema.record import to_unicode
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -35,6 +36,12 @@ class Prediction(BaseModel):
     revised_code: str | None = None
     tokens_used: int | None = None
     model: str | None = None
+
+    @field_validator("raw_response", "revised_code", mode="before")
+    @classmethod
+    def _valid_text(cls, value: object) -> object:
+        # Model output is untrusted: undecodable bytes become U+FFFD rather than failing the file.
+        return to_unicode(value) if isinstance(value, str) else value
 
 
 class ReplayStage(GenerationStage):
@@ -116,6 +123,10 @@ def load_predictions(url: str, storage: "StorageConfig | None" = None) -> list[P
             if line.strip():
                 try:
                     predictions.append(Prediction.model_validate(json.loads(line)))
+                except ValidationError as exc:
+                    first = exc.errors(include_url=False)[0]
+                    field = ".".join(str(part) for part in first["loc"])
+                    raise ValueError(f"{url}: line {number}: field '{field}': {first['msg']}") from None
                 except ValueError as exc:
-                    raise ValueError(f"{url}: line {number}: {exc}") from None
+                    raise ValueError(f"{url}: line {number}: invalid JSON: {exc}") from None
     return predictions

@@ -2,12 +2,46 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Language = Literal["cpp", "py3", "java"]
 LANGUAGES: tuple[Language, ...] = ("cpp", "py3", "java")
+
+
+def require_unicode(value: Any) -> Any:
+    """``value`` unchanged if every string in it is encodable text.
+
+    JSON may carry lone surrogates (``"\\udcff"``, how undecodable bytes often end up escaped);
+    Python accepts them, but neither UTF-8 files, Arrow nor pydantic's JSON can hold them, so
+    such a row could never be written. Refusing it at the boundary names the field instead."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"holds text that is not valid Unicode: lone surrogate "
+                             f"U+{ord(value[exc.start]):04X} at character {exc.start}") from None
+    elif isinstance(value, dict):
+        for item in value.values():
+            require_unicode(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            require_unicode(item)
+    return value
+
+
+def to_unicode(text: str) -> str:
+    """``text`` with each lone surrogate replaced by one U+FFFD (for untrusted model output)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class LintMessage(BaseModel):
@@ -27,6 +61,8 @@ class LintMessage(BaseModel):
         description="check family (bugprone, performance, modernize, readability, ..., other)",
     )
     message_identity: str = Field(default="", description="check_name::message_text")
+
+    _unicode = field_validator("*")(require_unicode)
 
     @model_validator(mode="after")
     def _identity(self) -> "LintMessage":
@@ -68,6 +104,17 @@ class LintEvalRecord(BaseModel):
     revised_messages: list[LintMessage] | None = None
     metrics: dict[str, Any] | None = None
     validation: dict[str, Any] | None = None
+
+    _unicode = field_validator("*")(require_unicode)
+
+    @model_validator(mode="after")
+    def _extras_unicode(self) -> "LintEvalRecord":
+        for name, value in (self.__pydantic_extra__ or {}).items():
+            try:
+                require_unicode(value)
+            except ValueError as exc:
+                raise ValueError(f"field '{name}' {exc}") from None
+        return self
 
     def generator_commands(self) -> list[str]:
         """Generator command lines: blanks and ``#`` comments skipped, trailing comments cut."""

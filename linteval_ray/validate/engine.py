@@ -19,6 +19,7 @@ from typing import Any
 
 from linteval_ray.config import StorageConfig, ValidationConfig
 from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
+from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.result import Limits, Timings
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache
@@ -160,7 +161,7 @@ class _Work:
         result = ResultRow(
             sample_id=record.sample_id, draw=draw, row_id=ResultRow.make_row_id(record.sample_id, draw),
             problem_id=record.problem_id, language=record.language, split=record.split,
-            status=Status.EVALUATED, model=row.get("model"), raw_response=row.get("raw_response"),
+            status=Status.EVALUATED, model=row.get("model"), raw_response=_text(row.get("raw_response")),
             tokens_used=row.get("tokens_used"), limits=validator.limits,
             toolchain_id=validator.toolchain.toolchain_id,
         )
@@ -214,13 +215,18 @@ def _guarded(work: list[_Work], step) -> None:
 def _revision(row: dict[str, Any], record: LintEvalRecord) -> str | None:
     """The code to judge: given directly, or extracted from the model's response."""
     if row.get("revised_code"):
-        return row["revised_code"]
+        return to_unicode(row["revised_code"])
     if row.get("raw_response"):
         from linteval_ray.prompt.extract import extract_code
 
-        return extract_code(row["raw_response"], record.language)
+        return extract_code(to_unicode(row["raw_response"]), record.language)
     return None
 
 
+def _text(text: str | None) -> str | None:
+    return None if text is None else to_unicode(text)
+
+
 def _cap(text: str | None) -> str | None:
+    text = _text(text)
     return text if text is None or len(text) <= ERROR_CAP else text[:ERROR_CAP] + "…"

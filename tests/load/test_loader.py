@@ -112,6 +112,21 @@ def test_nested_field_errors_name_the_path() -> None:
     assert error.field == "linter_messages.0.line"
 
 
+def test_text_with_lone_surrogates_is_a_named_error_not_a_crash(tmp_path: Path) -> None:
+    # json.dumps writes lone surrogates as "\\udcff" escapes: valid JSON, but no UTF-8 text.
+    in_code = make_row(1, code="print(1)  # \udcff")
+    in_message = make_row(2)
+    in_message["linter_messages"][0]["message_text"] = "bad \udce9"
+    in_extra = make_row(3, notes=["fine", "x\udcfe"])
+    result = load_split(str(write_jsonl(tmp_path / "bytes.jsonl", [in_code, in_message, in_extra, make_row(4)])))
+
+    assert _sample_ids(result.records) == ["1004_A_py3_0"]
+    assert [(e.sample_id, e.field) for e in result.errors[:2]] == [
+        ("1001_A_py3_0", "code"), ("1002_A_py3_0", "linter_messages.0.message_text")]
+    assert "lone surrogate U+DCE9" in result.errors[1].message
+    assert "field 'notes'" in str(result.errors[2]) and "U+DCFE" in str(result.errors[2])
+
+
 def test_parquet_loads_the_same_rows_with_the_same_errors(tmp_path: Path) -> None:
     rows = [make_row(1), make_row(2, "cpp"), make_row(3, language="rust"), make_row(1, title="dup")]
     path = tmp_path / "split.parquet"

@@ -38,11 +38,10 @@ class Case:
     code: str
     verdicts: frozenset[Verdict]
     note: str = ""
-    known_defect: str = ""  # set while the case exposes an unfixed defect (the test is a strict xfail)
 
 
-def case(name: str, language: str, code: str, *verdicts: Verdict, note: str = "", known_defect: str = "") -> Case:
-    return Case(name, language, code, frozenset(verdicts), note, known_defect)
+def case(name: str, language: str, code: str, *verdicts: Verdict, note: str = "") -> Case:
+    return Case(name, language, code, frozenset(verdicts), note)
 
 
 TLE, MLE, RE, OLE, WA, CE = (Verdict.TIME_LIMIT, Verdict.MEMORY_LIMIT, Verdict.RUNTIME_ERROR,
@@ -137,9 +136,8 @@ static_assert(false, std::string_view(data, 64));
 int main() {}
 """, CE, note="clang-tidy would quote the file in its static_assert message if it could read it"),
     case("non_utf8_source", "cpp", "int main() { /* \udcff\udcfe latin-1: \udce9 */ return 0; }\n", CE, WA,
-         note="undecodable bytes (lone surrogates, as JSON '\\udcff' escapes decode) in the revision",
-         known_defect="a revision holding lone surrogates cannot be serialized (pydantic JSON, Arrow): "
-                      "the engine must make such text valid (or refuse it) before it enters a ResultRow"),
+         note="undecodable bytes (lone surrogates, as JSON '\\udcff' escapes decode) in the revision: "
+              "judged as U+FFFD, and the row still serializes"),
 ]
 
 # -- Python ---------------------------------------------------------------------------------------

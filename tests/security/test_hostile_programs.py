@@ -176,9 +176,7 @@ def judged(validator: Validator, records, targets: Targets) -> dict[tuple[str, s
 
 
 def _params() -> list:
-    return [pytest.param(c, id=f"{c.language}-{c.name}",
-                         marks=[pytest.mark.xfail(strict=True, reason=c.known_defect)] if c.known_defect else [])
-            for c in CORPUS]
+    return [pytest.param(c, id=f"{c.language}-{c.name}") for c in CORPUS]
 
 
 @pytest.mark.parametrize("case", _params())

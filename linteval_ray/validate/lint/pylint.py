@@ -10,64 +10,19 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import logging
-import os
-import selectors
-import subprocess
 import tempfile
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 from linteval_ray.schema.record import LintMessage
-from linteval_ray.validate.lint.base import LintError, Linter, LintOutcome, kill_group, limit_address_space
+from linteval_ray.validate.lint.base import LintError, Linter, LintOutcome
 from linteval_ray.validate.lint.categories import pylint_family
+from linteval_ray.validate.lint.worker import LineWorker
 
 log = logging.getLogger(__name__)
 
-STARTUP_TIMEOUT_S = 60.0
 ERROR_TYPES = frozenset({"error", "fatal"})
-
-
-class _Worker:
-    """The child process and a deadline-aware reader of its reply lines."""
-
-    def __init__(self, python: str, rcfile: Path, memory_mb: int | None) -> None:
-        self.proc = subprocess.Popen(
-            [python, "-m", "linteval_ray.validate.lint.pylint_worker", str(rcfile)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True, bufsize=0,
-        )
-        limit_address_space(self.proc.pid, memory_mb)
-        self._buffer = b""
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
-        try:
-            self.version = self.read(STARTUP_TIMEOUT_S)["ready"]
-        except (TimeoutError, EOFError) as exc:
-            self.kill()
-            raise LintError("pylint", f"worker did not start: {exc or 'timed out'}") from None
-
-    def send(self, paths: list[str]) -> None:
-        self.proc.stdin.write((json.dumps({"paths": paths}) + "\n").encode())
-
-    def read(self, timeout_s: float) -> dict[str, Any]:
-        """The next reply; ``TimeoutError`` after ``timeout_s``, ``EOFError`` if the worker died."""
-        deadline = time.monotonic() + timeout_s
-        while b"\n" not in self._buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._selector.select(remaining):
-                raise TimeoutError
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
-            if not chunk:
-                raise EOFError(f"pylint worker exited with {self.proc.wait()}")
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
-
-    def kill(self) -> None:
-        self._selector.close()
-        kill_group(self.proc)
 
 
 class Pylint(Linter):
@@ -80,14 +35,15 @@ class Pylint(Linter):
         self.rcfile = rcfile
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
-        self._worker: _Worker | None = None
+        self._worker: LineWorker | None = None
 
     def version(self) -> str:
         return importlib.metadata.version("pylint")
 
-    def worker(self) -> _Worker:
-        if self._worker is None or self._worker.proc.poll() is not None:
-            self._worker = _Worker(self.python, self.rcfile, self.memory_mb)
+    def worker(self) -> LineWorker:
+        if self._worker is None or not self._worker.alive:
+            argv = [self.python, "-m", "linteval_ray.validate.lint.pylint_worker", str(self.rcfile)]
+            self._worker = LineWorker(argv, tool=self.tool, memory_mb=self.memory_mb)
         return self._worker
 
     def close(self) -> None:
@@ -114,7 +70,7 @@ class Pylint(Linter):
         worker = self.worker()
         outcomes: list[LintOutcome] = []
         try:
-            worker.send(paths)
+            worker.send(json.dumps({"paths": paths}))
         except BrokenPipeError:
             self.close()
             return [LintError(self.tool, "pylint worker exited")]

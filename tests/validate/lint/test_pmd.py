@@ -52,7 +52,36 @@ def test_unparsable_file_is_a_message(batch: list) -> None:
     assert [m.check_name for m in batch[2]] == [PARSE_ERROR_CHECK]
 
 
-def test_timeout_is_a_lint_error(toolchain: Toolchain) -> None:
-    pmd = Pmd(toolchain.java, toolchain.pmd_home, default_config_dir() / "pmd-ruleset.xml", timeout_s=0.5)
-    (outcome,) = pmd.lint_each([CLEAN])
-    assert isinstance(outcome, LintError) and "timed out" in outcome.reason
+def test_the_warm_server_reports_exactly_what_the_pmd_cli_reports(toolchain: Toolchain, batch: list) -> None:
+    pmd = _pmd(toolchain)
+    fresh = [pmd.lint_fresh(code) for code in (BRACES, CLEAN, BROKEN)]
+    assert fresh == batch[:3]
+
+
+def test_a_late_answer_is_a_lint_error_and_the_next_batch_gets_a_new_server(toolchain: Toolchain) -> None:
+    pmd = _pmd(toolchain)
+    try:
+        assert pmd.lint_each([CLEAN]) == [[]]  # the server is up
+        pmd.timeout_s = 0.001
+        (outcome,) = pmd.lint_each([CLEAN])
+        assert isinstance(outcome, LintError) and "timed out" in outcome.reason
+        assert pmd._server is None  # killed, not left running
+        pmd.timeout_s = 120.0
+        assert [m.check_name for m in pmd.lint_each([BROKEN])[0]] == [PARSE_ERROR_CHECK]
+    finally:
+        pmd.close()
+
+
+def test_a_dead_server_is_replaced(toolchain: Toolchain) -> None:
+    pmd = _pmd(toolchain)
+    try:
+        first = pmd.lint_each([BRACES])
+        pmd.server().proc.kill()
+        pmd.server().proc.wait()
+        assert pmd.lint_each([BRACES]) == first
+    finally:
+        pmd.close()
+
+
+def _pmd(toolchain: Toolchain) -> Pmd:
+    return Pmd(toolchain.java, toolchain.pmd_home, default_config_dir() / "pmd-ruleset.xml")
