@@ -48,6 +48,7 @@ STAGES = ("lint", "compile", "tests")
 PR_SET_CHILD_SUBREAPER = 36
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 REAP_DEADLINE_S = 60.0
+REST_IDLE_S = 30.0
 COMMENT = {"cpp": "// evaluated again by a second model\n", "java": "// evaluated again by a second model\n",
            "py3": "# evaluated again by a second model\n"}
 
@@ -139,6 +140,24 @@ def run_pipeline(name: str, records, work: Path, cache_dir: Path, overrides: lis
             "verdicts": driver["verdicts"]}
 
 
+def run_ray_at_rest(idle_s: float) -> float:
+    """CPU-seconds of a local Ray that starts as the pipeline's does, idles ``idle_s`` and stops."""
+    cgroup = _new_cgroup(f"rest{idle_s:g}")
+    before = _reaped_cpu_s()
+    subprocess.run([sys.executable, str(Path(__file__).resolve()), "--rest", str(idle_s)], check=True,
+                   preexec_fn=(lambda: _join_cgroup(cgroup)) if cgroup else None)
+    _reap_orphans()
+    return _cgroup_cpu_s(cgroup) if cgroup else _reaped_cpu_s() - before
+
+
+def rest_main(idle_s: float) -> None:
+    import ray
+
+    ray.init(num_cpus=(os.cpu_count() or 1) + 1, include_dashboard=False, log_to_driver=False)
+    time.sleep(idle_s)
+    ray.shutdown()
+
+
 def child_main(spec: dict[str, Any]) -> None:
     """In the child: a local Ray with the instrumentation hook, then the real pipeline run."""
     import pyarrow.parquet as pq
@@ -217,7 +236,9 @@ def _children() -> list[int]:
 # -- results -------------------------------------------------------------------------------------------
 
 
-def summarise(name: str, raw: dict[str, Any], records) -> dict[str, Any]:
+def summarise(name: str, raw: dict[str, Any], records, ray_start_stop_cpu_s: float = 0.0) -> dict[str, Any]:
+    """Per-sample figures of one run. Pipeline runs also get the overhead beyond Ray's fixed
+    start and stop (what a longer run amortises), as a share of validation CPU."""
     n = len(records)
     per_language = Counter(r.language for r in records)
     stage_cpu = {f"{stage}_{lang}": raw["stages"].get(stage, {}).get(lang, 0.0)
@@ -238,6 +259,8 @@ def summarise(name: str, raw: dict[str, Any], records) -> dict[str, Any]:
     }
     if "driver_cpu_s" in raw:
         summary["driver_cpu_s_per_sample"] = raw["driver_cpu_s"] / n
+        steady = max(0.0, overhead - ray_start_stop_cpu_s)
+        summary["overhead_beyond_ray_start_share"] = steady / stage_total if stage_total else 0.0
     return summary
 
 
@@ -251,6 +274,9 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     rows.append(("    of which the driver", *(f"{results[m].get('driver_cpu_s_per_sample', 0):.2f}" for m in modes)))
     rows.append(("  = total", *(f"{results[m]['cpu_s_per_sample']:.2f}" for m in modes)))
     rows.append(("other / validation", *(f"{results[m]['overhead_share_of_validation']:.1%}" for m in modes)))
+    rows.append(("  beyond Ray's start/stop", *(f"{results[m]['overhead_beyond_ray_start_share']:.1%}"
+                                                 if "overhead_beyond_ray_start_share" in results[m] else "-"
+                                                 for m in modes)))
     for lang in LANGUAGES:
         rows.append((f"validation {lang} per {lang} sample",
                      *(f"{results[m]['cpu_s_per_sample_by_language'].get(lang, 0):.2f}" for m in modes)))
@@ -296,10 +322,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="config override for both pipeline runs (e.g. validation.pool.batch_size=8)")
     parser.add_argument("--no-figures", action="store_true", help="do not rewrite bench/figures.json")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--rest", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.child:
         child_main(json.loads(args.child))
+        return 0
+    if args.rest is not None:
+        rest_main(args.rest)
         return 0
 
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -313,15 +343,21 @@ def main(argv: list[str] | None = None) -> int:
                "cold": run_pipeline("cold", records, work, cache, args.set),
                "warm": run_pipeline("warm", records, work, cache,
                                     [f"generation.replay.predictions={json.dumps(str(predictions))}", *args.set])}
-    results = {name: summarise(name, r, records) for name, r in raw.items()}
+    rest = {"start_stop_cpu_s": run_ray_at_rest(0.0), "idle_run_cpu_s": run_ray_at_rest(REST_IDLE_S),
+            "idle_s": REST_IDLE_S}
+    rest["idle_cpu_s_per_s"] = max(0.0, rest["idle_run_cpu_s"] - rest["start_stop_cpu_s"]) / REST_IDLE_S
+    results = {name: summarise(name, r, records, rest["start_stop_cpu_s"]) for name, r in raw.items()}
     same = results["naive"]["verdicts"] == results["cold"]["verdicts"] == results["warm"]["verdicts"]
     printed = table(results)
     print(printed)
     print(f"verdicts identical across the three runs: {same}")
+    print(f"a local Ray at rest: {rest['start_stop_cpu_s']:.1f} CPU-s to start and stop, then "
+          f"{rest['idle_cpu_s_per_s']:.3f} CPU-s per second idle")
     print(f"ratios: cold/naive {results['cold']['cpu_s'] / results['naive']['cpu_s']:.3f}, "
           f"warm/naive {results['warm']['cpu_s'] / results['naive']['cpu_s']:.3f} (total CPU)")
     payload = {"command": " ".join(sys.argv), "at": datetime.now(UTC).isoformat(), "samples": len(records),
-               "cpus": os.cpu_count(), "overrides": args.set, "verdicts_identical": same, "results": results,
+               "cpus": os.cpu_count(), "overrides": args.set, "verdicts_identical": same, "ray_at_rest": rest,
+               "results": results,
                "table": printed}
     out_dir = BENCH_DIR / "results"
     out_dir.mkdir(exist_ok=True)

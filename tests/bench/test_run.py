@@ -35,6 +35,15 @@ def test_figures_json_is_what_linteval_ray_plan_reads(tmp_path: Path):
     assert plan(498, 1, 8, loaded).cpu_s_per_sample > 0
 
 
+def test_overhead_beyond_ray_start_is_what_a_longer_run_amortises():
+    records = [bundled("lr01_cpp_0"), bundled("lr01_py3_0")]
+    raw = {**_raw({"cpp": 6.0, "py3": 4.0}, 25.0), "driver_cpu_s": 3.0}
+    summary = summarise("warm", raw, records, ray_start_stop_cpu_s=12.0)
+    assert summary["overhead_share_of_validation"] == 1.5  # (25 - 10) / 10
+    assert summary["overhead_beyond_ray_start_share"] == 0.3  # (25 - 10 - 12) / 10
+    assert "overhead_beyond_ray_start_share" not in summarise("naive", _raw({"cpp": 6.0}, 6.0), records[:1])
+
+
 def test_warm_predictions_append_a_comment_and_keep_failed_extractions(tmp_path: Path):
     records = [bundled("lr01_cpp_0"), bundled("lr02_py3_1")]  # the second has no code to extract
     path = tmp_path / "predictions.jsonl"

@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from linteval_ray.schema.record import Language, LintEvalRecord
-from linteval_ray.validate.judge.compile import CXX_FLAGS, CompiledProgram, compile_cached
+from linteval_ray.validate.judge.compile import TOOL_CXX_FLAGS, CompiledProgram, compile_cached
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
 
@@ -149,7 +149,7 @@ def build_tests(record: LintEvalRecord, ctx: JudgeContext) -> TestSet:
         validator=record.validator,
         commands=commands,
         toolchain=ctx.toolchain.toolchain_id,
-        flags=CXX_FLAGS,
+        flags=TOOL_CXX_FLAGS,
         wall_s=ctx.limits.reference_time_limit_s,
         output_mb=ctx.limits.output_mb,
     )
