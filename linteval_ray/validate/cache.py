@@ -118,7 +118,11 @@ class ContentCache:
         """Copy ``src`` into the cache under ``key``; returns the cached (read-only use) directory."""
         path = self._local_path(key, "")
         staging = self._staging_dir(path)
-        shutil.copytree(src, staging, dirs_exist_ok=True, symlinks=False)
+        try:
+            shutil.copytree(src, staging, dirs_exist_ok=True, symlinks=False)
+        except BaseException:  # e.g. a full disk: leave no half-copied staging dir behind
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         result = self._publish_dir(staging, path)
         if self._shared is not None:
             buf = io.BytesIO()

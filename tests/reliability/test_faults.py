@@ -21,6 +21,7 @@ from linteval_ray.config import RunConfig, TestLimits, ValidationConfig, load_co
 from linteval_ray.pipeline.run import run
 from linteval_ray.schema import LintEvalRecord, Status, Verdict
 from linteval_ray.store.fs import filesystem
+from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.engine import Validator
 from linteval_ray.validate.sandbox.uids import UID_RANGE, _proc_owners
 from tests.pipeline.samples import bundled_jsonl, expectations
@@ -239,3 +240,21 @@ def test_full_work_disk_gives_infra_errors_then_recovers(small_disk: Path, tmp_p
         validator.close()
     assert all(uid in UID_RANGE for uid in uids)
     assert [(pid, uid) for pid, uid in _proc_owners() if uid in uids] == []
+
+
+def test_a_cache_entry_that_does_not_fit_leaves_nothing_half_written(small_disk: Path, tmp_path: Path) -> None:
+    cache = ContentCache(None, small_disk / "cache")
+    source = tmp_path / "tests"
+    source.mkdir()
+    (source / "01.in").write_bytes(os.urandom(2 << 20))
+    key = ContentCache.key("tests", problem="p")
+    ballast = _fill(small_disk, leave_bytes=512 << 10)
+
+    with pytest.raises(OSError, match="No space left"):
+        cache.put_dir(key, source)
+    assert [p for p in (small_disk / "cache").rglob("*") if p.is_file() or p.name.startswith(".tmp-")] == []
+    assert cache.get_dir(key) is None
+
+    ballast.unlink()
+    stored = cache.put_dir(key, source)
+    assert cache.get_dir(key) == stored and (stored / "01.in").read_bytes() == (source / "01.in").read_bytes()
