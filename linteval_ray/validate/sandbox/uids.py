@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 UID_RANGE = range(61000, 62000)
 LOCK_DIR = Path("/tmp/linteval-ray-uids")
+DEAD_STATES = frozenset("ZX")  # zombie, dead
 
 
 class UidClaim:
@@ -56,8 +57,9 @@ def claim_uid(uids: range = UID_RANGE, lock_dir: Path = LOCK_DIR) -> UidClaim:
 
 
 def processes_of_uid(uid: int) -> list[int]:
-    """Pids whose real uid is ``uid`` (from /proc)."""
-    return [pid for pid, owner in _proc_owners() if owner == uid]
+    """Pids of ``uid`` (from /proc) that can still run: zombies are dead, only not yet reaped
+    (by the box's init as its pid namespace is torn down), and SIGKILL cannot hurry them."""
+    return [pid for pid, owner in _proc_owners() if owner == uid and _state(pid) not in DEAD_STATES]
 
 
 def kill_processes_of_uid(uid: int, timeout_s: float = 5.0) -> list[int]:
@@ -73,9 +75,25 @@ def kill_processes_of_uid(uid: int, timeout_s: float = 5.0) -> list[int]:
             except ProcessLookupError:
                 pass
         if time.monotonic() > deadline:
-            raise SandboxError(f"processes {pids} of sandbox uid {uid} survive SIGKILL")
+            described = ", ".join(f"{pid} (state {_state(pid)}: {_command(pid)})" for pid in pids)
+            raise SandboxError(f"processes of sandbox uid {uid} survive SIGKILL: {described}")
         time.sleep(0.002)
     return stragglers
+
+
+def _state(pid: int) -> str:
+    """The one-letter scheduler state of ``pid`` (R, S, D, Z, ...); "X" if it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "X"
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120]
+    except OSError:
+        return "?"
 
 
 def _uids_with_processes() -> set[int]:
