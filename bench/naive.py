@@ -38,9 +38,10 @@ from linteval_ray.validate.judge import (
 )
 from linteval_ray.validate.judge.problem import TOOL_MEMORY_MB, generator_args
 from linteval_ray.validate.judge.run import decide_verdict, run_tests
-from linteval_ray.validate.lint.base import LintError, default_config_dir, tail
+from linteval_ray.validate.lint.base import LintError, tail
 from linteval_ray.validate.lint.clang_tidy import ClangTidy, ClangTidyConfig
 from linteval_ray.validate.lint.pmd import Pmd
+from linteval_ray.validate.lint.profiles import LintProfile, load_profile
 from linteval_ray.validate.lint.pylint import Pylint
 from linteval_ray.validate.lint.pylint_worker import TOOL_FAILURES
 from linteval_ray.validate.sandbox import RunLimits, Sandbox
@@ -72,14 +73,14 @@ def reference_revision(record: LintEvalRecord) -> str | None:
 class FreshLinters:
     """One new linter process per file (the adapters' parsers, none of their warm state)."""
 
-    def __init__(self, toolchain: Toolchain, config_dir: Path | None = None, timeout_s: float = 120.0) -> None:
-        configs = config_dir or default_config_dir()
+    def __init__(self, toolchain: Toolchain, profile: LintProfile | None = None, timeout_s: float = 120.0) -> None:
+        profile = profile or load_profile()
         self.toolchain = toolchain
         self.timeout_s = timeout_s
-        self.clang_tidy = ClangTidy(toolchain.clang_tidy, ClangTidyConfig.load(configs / "clang-tidy.yaml"),
+        self.clang_tidy = ClangTidy(toolchain.clang_tidy, ClangTidyConfig.load(profile.file("clang-tidy.yaml")),
                                     jobs=1, timeout_s=timeout_s)
-        self.pylint = Pylint(toolchain.python, configs / "pylintrc", timeout_s=timeout_s)
-        self.pmd = Pmd(toolchain.java, toolchain.pmd_home, configs / "pmd-ruleset.xml", timeout_s=timeout_s)
+        self.pylint = Pylint(toolchain.python, profile.file("pylintrc"), timeout_s=timeout_s)
+        self.pmd = Pmd(toolchain.java, toolchain.pmd_home, profile.file("pmd-ruleset.xml"), timeout_s=timeout_s)
 
     def lint(self, language: Language, code: str) -> list[LintMessage] | LintError:
         if language == "cpp":

@@ -137,6 +137,16 @@ class ValidationConfig(_Section):
     )
     allow_unsafe_sandbox: bool = Field(default=False, description="must be true to use sandbox: rlimits")
     python: str = Field(default="/usr/bin/python3", description="interpreter for py3 submissions")
+    lint_profile: str = Field(
+        default="linteval",
+        description="linter settings: 'linteval' (calibrated on the dataset's records), 'broad', "
+        "or a profile folder (e.g. from `linteval-ray calibrate --derive`)",
+    )
+    lint_as_written: bool = Field(
+        default=False,
+        description="lint revisions with their suppression comments honoured (NOLINT, pylint: disable, "
+        "NOPMD); off: suppressions a model adds hide no alert. Only for comparing with numbers computed that way",
+    )
     cache_url: str | None = Field(
         default=None, description="content cache (local folder or s3://...); default: ~/.cache/linteval-ray"
     )

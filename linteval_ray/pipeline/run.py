@@ -27,6 +27,7 @@ from linteval_ray.reduce.reduce import Reduction, reduce_run
 from linteval_ray.store import manifest as manifests
 from linteval_ray.store.shards import done_row_ids, write_rows
 from linteval_ray.toolchain import Toolchain
+from linteval_ray.validate.lint.profiles import load_profile
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,8 @@ def run(config: RunConfig) -> RunOutcome:
 
 def _start_manifest(config, run_name, output, source, loaded, toolchain, stage) -> manifests.Manifest:
     dataset_sha = dataset_digest([r.model_dump_json() for r in loaded.records], [str(e) for e in loaded.errors])
-    fingerprint = manifests.fingerprint(config, dataset_sha, toolchain.toolchain_id)
+    profile = load_profile(config.validation.lint_profile)
+    fingerprint = manifests.fingerprint(config, dataset_sha, toolchain.toolchain_id, profile.config_id)
     previous = manifests.read_manifest(output, config.storage)
     if previous is not None and previous.fingerprint != fingerprint:
         raise RunMismatchError(
@@ -119,6 +121,7 @@ def _start_manifest(config, run_name, output, source, loaded, toolchain, stage) 
         model=stage.model_name(),
         backend=config.generation.backend,
         toolchain=toolchain.manifest().model_dump(mode="json"),
+        lint_profile=profile.summary(),
         versions=manifests.library_versions(),
         started_at=previous.started_at if previous else manifests.now(),
         attempts=previous.attempts + 1 if previous else 1,

@@ -54,6 +54,7 @@ class Manifest(BaseModel):
     model: str
     backend: str
     toolchain: dict[str, Any]
+    lint_profile: dict[str, Any] = Field(default_factory=dict, description="name, version, config_id, path")
     versions: dict[str, str | None]
     started_at: str
     finished_at: str | None = None
@@ -61,14 +62,15 @@ class Manifest(BaseModel):
     counts: dict[str, int] = Field(default_factory=dict)
 
 
-def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str) -> str:
-    """What must not change between a run and its resume: data, model, prompt, limits, tools."""
+def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_id: str) -> str:
+    """What must not change between a run and its resume: data, model, prompt, limits, tools, lint settings."""
     parts = {
         "dataset": dataset_sha256,
         "dataset_filters": config.dataset.model_dump(mode="json", exclude={"source"}),
         "generation": config.generation.model_dump(mode="json"),
         "limits": config.validation.limits.model_dump(mode="json"),
         "toolchain": toolchain_id,
+        "lint": {"profile": lint_config_id, "as_written": config.validation.lint_as_written},
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 

@@ -25,6 +25,7 @@ from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
 from linteval_ray.validate.lint import LintError, Linters, paper_category
+from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.metrics import sample_metrics
 from linteval_ray.validate.sandbox import make_sandbox
 
@@ -49,7 +50,8 @@ class Validator:
         jobs = max(1, round(config.pool.num_cpus))
         self.sandbox = make_sandbox(config.sandbox, allow_unsafe=config.allow_unsafe_sandbox,
                                     toolchain=self.toolchain)
-        self.linters = Linters(self.toolchain, jobs=jobs, timeout_s=config.limits.lint_timeout_s, sandbox=self.sandbox)
+        self.linters = Linters(self.toolchain, profile=load_profile(config.lint_profile), jobs=jobs,
+                               timeout_s=config.limits.lint_timeout_s, sandbox=self.sandbox)
         options = storage_options(config.cache_url, storage) if config.cache_url else None
         self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", options)
         self._scratch = Path(tempfile.mkdtemp(prefix="linteval-work-"))

@@ -16,9 +16,6 @@ from pathlib import Path
 
 from linteval_ray.schema.record import Language, LintMessage
 
-CONFIG_DIR_ENV = "LINTEVAL_LINTER_CONFIGS"
-
-
 class LintError(RuntimeError):
     """The linter failed on an input (crash, timeout, unparsable output); the engine makes it an
     infra_error row. A C++ compile error is NOT a LintError: it comes back as messages."""
@@ -57,13 +54,6 @@ class Linter(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release held processes."""
-
-
-def default_config_dir() -> Path:
-    """$LINTEVAL_LINTER_CONFIGS, else configs/linters of the source checkout."""
-    if env := os.environ.get(CONFIG_DIR_ENV):
-        return Path(env)
-    return Path(__file__).resolve().parents[3] / "configs" / "linters"
 
 
 def limit_address_space(pid: int, memory_mb: int | None) -> None:

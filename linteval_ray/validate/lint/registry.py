@@ -2,33 +2,24 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 from linteval_ray.schema.record import Language, LintMessage
 from linteval_ray.toolchain import Toolchain
-from linteval_ray.validate.lint.base import Linter, LintOutcome, default_config_dir
+from linteval_ray.validate.lint.base import Linter, LintOutcome
 from linteval_ray.validate.lint.clang_tidy import ClangTidy, ClangTidyConfig
 from linteval_ray.validate.lint.pmd import Pmd
+from linteval_ray.validate.lint.profiles import LintProfile, load_profile
 from linteval_ray.validate.lint.pylint import Pylint
 from linteval_ray.validate.sandbox.base import Sandbox
-
-CONFIG_FILES = ("clang-tidy.yaml", "pylintrc", "pmd-ruleset.xml")
-# Bump when the adapters change what they report (parsing, naming, filtering): part of config_id.
-ADAPTER_VERSION = "1"
 
 
 class Linters:
     """Lints batches of source per language; linters start on first use and stay warm until ``close``."""
 
-    def __init__(self, toolchain: Toolchain, *, config_dir: Path | None = None, jobs: int = 2,
+    def __init__(self, toolchain: Toolchain, *, profile: LintProfile | None = None, jobs: int = 2,
                  timeout_s: float = 120.0, sandbox: Sandbox | None = None) -> None:
         self.toolchain = toolchain
         self.sandbox = sandbox  # clang-tidy runs in it (it reads files the source names)
-        self.config_dir = (config_dir or default_config_dir()).resolve()
-        missing = [name for name in CONFIG_FILES if not (self.config_dir / name).is_file()]
-        if missing:
-            raise FileNotFoundError(f"linter configs missing in {self.config_dir}: {', '.join(missing)}")
+        self.profile = profile or load_profile()
         self.jobs = jobs
         self.timeout_s = timeout_s
         self._linters: dict[str, Linter] = {}
@@ -39,14 +30,14 @@ class Linters:
         return self._linters[language]
 
     def _make(self, language: Language) -> Linter:
-        tc, configs = self.toolchain, self.config_dir
+        tc, profile = self.toolchain, self.profile
         if language == "cpp":
-            config = ClangTidyConfig.load(configs / "clang-tidy.yaml")
+            config = ClangTidyConfig.load(profile.file("clang-tidy.yaml"))
             return ClangTidy(tc.clang_tidy, config, jobs=self.jobs, timeout_s=self.timeout_s, sandbox=self.sandbox)
         if language == "py3":
-            return Pylint(tc.python, configs / "pylintrc", timeout_s=self.timeout_s)
+            return Pylint(tc.python, profile.file("pylintrc"), timeout_s=self.timeout_s)
         if language == "java":
-            return Pmd(tc.java, tc.pmd_home, configs / "pmd-ruleset.xml", timeout_s=self.timeout_s)
+            return Pmd(tc.java, tc.pmd_home, profile.file("pmd-ruleset.xml"), timeout_s=self.timeout_s)
         raise ValueError(f"no linter for language {language!r}")
 
     def lint(self, language: Language, codes: list[str]) -> list[list[LintMessage]]:
@@ -58,11 +49,8 @@ class Linters:
         return self.linter(language).lint_each(codes)
 
     def config_id(self) -> str:
-        """Short hash of the rule configs and adapter version: cached lint results depend on it."""
-        digest = hashlib.sha256(ADAPTER_VERSION.encode())
-        for name in CONFIG_FILES:
-            digest.update(name.encode() + b"\0" + (self.config_dir / name).read_bytes() + b"\0")
-        return digest.hexdigest()[:12]
+        """The profile's identity: cached lint results depend on it."""
+        return self.profile.config_id
 
     def close(self) -> None:
         for linter in self._linters.values():

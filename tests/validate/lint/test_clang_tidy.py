@@ -6,7 +6,7 @@ import pytest
 
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.lint import LintError, Linters
-from linteval_ray.validate.lint.base import default_config_dir
+from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.clang_tidy import ClangTidy, ClangTidyConfig, line_starts, offset_to_line_column
 
 CLEAN = "auto main() -> int { return 0; }\n"
@@ -71,7 +71,7 @@ def test_device_include_ends(linters: Linters) -> None:
 
 def test_preprocessor_bomb_times_out_alone(toolchain: Toolchain) -> None:
     bomb = "\n".join(["#define X0 ;", *(f"#define X{i} X{i - 1} X{i - 1}" for i in range(1, 41)), "X40", CLEAN])
-    config = ClangTidyConfig.load(default_config_dir() / "clang-tidy.yaml")
+    config = ClangTidyConfig.load(load_profile().file("clang-tidy.yaml"))
     tidy = ClangTidy(toolchain.clang_tidy, config, jobs=2, timeout_s=3.0)
     bombed, clean = tidy.lint_each([bomb, CLEAN])
     assert isinstance(bombed, LintError) and "timed out" in bombed.reason
@@ -81,6 +81,8 @@ def test_preprocessor_bomb_times_out_alone(toolchain: Toolchain) -> None:
 
 
 def test_config_is_pinned() -> None:
-    config = ClangTidyConfig.load(Path(default_config_dir()) / "clang-tidy.yaml")
-    assert config.checks.startswith("-*,bugprone-*")
+    config = ClangTidyConfig.load(load_profile().file("clang-tidy.yaml"))
+    assert config.checks.startswith("-*,clang-diagnostic-*,bugprone-*")
     assert {"-std=c++17", "-Wall", "-Wextra"} <= set(config.compile_args)
+    broad = ClangTidyConfig.load(load_profile("broad").file("clang-tidy.yaml"))
+    assert broad.checks == "-*,bugprone-*,performance-*,modernize-*,readability-*,clang-diagnostic-*"

@@ -5,7 +5,7 @@ import pytest
 from linteval_ray.schema.record import LintMessage
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.lint import LintError, Linters
-from linteval_ray.validate.lint.base import default_config_dir
+from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.pmd import PARSE_ERROR_CHECK, Pmd
 
 BRACES = """public class Main {
@@ -84,4 +84,4 @@ def test_a_dead_server_is_replaced(toolchain: Toolchain) -> None:
 
 
 def _pmd(toolchain: Toolchain) -> Pmd:
-    return Pmd(toolchain.java, toolchain.pmd_home, default_config_dir() / "pmd-ruleset.xml")
+    return Pmd(toolchain.java, toolchain.pmd_home, load_profile().file("pmd-ruleset.xml"))

@@ -3,7 +3,7 @@ from __future__ import annotations
 import sys
 
 from linteval_ray.validate.lint import LintError, Linters
-from linteval_ray.validate.lint.base import default_config_dir
+from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.pylint import Pylint
 
 CLEAN = '"""A clean module."""\n\nprint(sum(int(part) for part in input().split()))\n'
@@ -49,7 +49,7 @@ def test_syntax_error_is_a_message_with_a_stable_text(linters: Linters) -> None:
 
 
 def test_slow_file_times_out_and_the_worker_recovers() -> None:
-    pylint = Pylint(sys.executable, default_config_dir() / "pylintrc", timeout_s=2.0)
+    pylint = Pylint(sys.executable, load_profile().file("pylintrc"), timeout_s=2.0)
     try:
         slow = "".join(f"v{i} = [{i}] * {i}\n" for i in range(60000))
         slow_outcome, after = pylint.lint_each([slow, CLEAN])

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from linteval_ray.config import ConfigError
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.lint import Linters
-from linteval_ray.validate.lint.base import default_config_dir
+from linteval_ray.validate.lint.profiles import DEFAULT_PROFILE, builtin_profiles, load_profile
 
 
 def test_languages_route_to_their_tools(linters: Linters) -> None:
@@ -18,16 +19,27 @@ def test_languages_route_to_their_tools(linters: Linters) -> None:
         linters.linter("rust")  # type: ignore[arg-type]
 
 
+def test_builtin_profiles_and_default() -> None:
+    assert {"linteval", "broad"} <= set(builtin_profiles())
+    assert DEFAULT_PROFILE == "linteval"
+    assert load_profile().name == "linteval"
+    assert load_profile("broad").config_id != load_profile("linteval").config_id
+
+
 def test_config_id_changes_with_the_rules(toolchain: Toolchain, tmp_path: Path) -> None:
-    configs = tmp_path / "linters"
-    shutil.copytree(default_config_dir(), configs)
-    before = Linters(toolchain, config_dir=configs).config_id()
-    assert before == Linters(toolchain).config_id()
-    with open(configs / "pylintrc", "a") as fh:
+    folder = tmp_path / "mine"
+    shutil.copytree(load_profile("linteval").path, folder)
+    copy = load_profile(folder)
+    assert Linters(toolchain, profile=copy).config_id() == Linters(toolchain).config_id()
+    with open(folder / "pylintrc", "a") as fh:
         fh.write("max-line-length=80\n")
-    assert Linters(toolchain, config_dir=configs).config_id() != before
+    assert load_profile(folder).config_id != copy.config_id
 
 
-def test_missing_config_is_named(toolchain: Toolchain, tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="pylintrc"):
-        Linters(toolchain, config_dir=tmp_path)
+def test_missing_profile_or_config_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found: use one of .*linteval"):
+        load_profile("no-such-profile")
+    shutil.copytree(load_profile("broad").path, tmp_path / "p")
+    (tmp_path / "p" / "pylintrc").unlink()
+    with pytest.raises(ConfigError, match="lacks pylintrc"):
+        load_profile(tmp_path / "p")
