@@ -73,6 +73,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     print()
     for table in metric_tables(metrics):
         print(to_text(table), end="\n\n")
+    for warning in metrics.warnings():
+        print(f"WARNING: {warning}")
     print(f"results: {outcome.output}  (metrics.json, results.parquet, report.md, report.html)")
     if outcome.resumed_rows:
         print(f"resumed: {outcome.resumed_rows} rows were already done, {outcome.new_rows} evaluated now")

@@ -1,31 +1,58 @@
-"""Pull the revised program out of a model's free-form answer.
+"""Pull the revised program out of a model's free-form answer, byte for byte as LintEval does.
 
-Rules, applied in order (``extract_code`` returns None when no rule yields code):
+``extract`` returns an :class:`Extraction`: the code and how it was found (``"fenced"`` or
+``"bare"``), or why there is none (:class:`ExtractionFailure`). ``extract_code`` is the
+code alone (None on failure). Rules, applied in order; each says whether the dataset card
+(``linteval-dataset-card.txt``) *shows* it (known) or we chose it (inferred):
 
-1. Line endings are normalised (CRLF and lone CR become LF).
-2. Reasoning is dropped: everything up to the last ``</think>`` goes (this also covers
-   templates that put the opening ``<think>`` in the prompt). A ``<think>`` that is
-   never closed means the model never reached its answer: None.
-3. Fenced blocks are found the CommonMark way: an opening line of three or more
-   backticks or tildes (indented at most three spaces) with an optional info string;
-   the block ends at a line of the same character, at least as long, with nothing
-   else on it. Models also glue the closing fence to the last line (``return 0; }`` followed by the fence on the same line):
-   a line that ends with such a run closes the block too, its text kept. A block
-   left open at the end of the answer (the model ran out of tokens, or forgot to
-   close it) runs to the end.
-4. Of the blocks with non-blank content, the answer is the LAST one whose info
-   string names the language (``cpp``/``c++``/``cc``..., ``python``/``py``/``py3``...,
-   ``java``); failing that the last untagged block; failing that the last block
-   of any tag. "Last" because models put the final version after drafts and diffs.
-5. No fenced block at all: the whole answer is taken as bare code only when it
-   plainly is code, not prose: its first non-blank line opens a program in that
-   language (``#include``, ``import``, ``public class``, ...), and for Python the
-   whole answer also parses. Anything else is None (an extraction failure), so
-   prose is never compiled as if it were a program.
+1. Reasoning (inferred). Everything up to the last ``</think>`` (any case) is dropped; this
+   also covers templates that put the opening ``<think>`` in the prompt. The whitespace-only
+   lines between that ``</think>`` and the answer go too (the rest is kept as written). A
+   ``<think>`` that is never closed means the model never reached its answer:
+   ``unclosed_think``.
+2. Nothing left but whitespace: ``empty``.
+3. Lines (inferred detail). The answer is split after each ``\\n``; a line's ending (``\\n``
+   or ``\\r\\n``) is ignored when looking for fences but kept in the code, so CRLF answers
+   give CRLF code. A lone ``\\r`` is not a line break.
+4. Fenced blocks, CommonMark style (inferred detail). An opening line is up to three spaces,
+   three or more backticks or tildes, and an optional info string (no backtick in it for a
+   backtick fence); its first word, lower-cased, is the block's tag. The block closes at a
+   line holding only a run of the same character at least as long (plus whitespace).
+5. Fenced code (known: 1152_B_cpp_0, 1007_D_cpp_0, 1045_F_cpp_0 and 106_C_cpp_0 have
+   ``revised_code`` equal to their fence's content, indentation and inner blank lines kept).
+   The code is the lines strictly between the opening and closing fence lines, each with its
+   own line ending: a closed block ends with the newline before its closing fence, and blank
+   lines anywhere in it, the last ones included, are kept (that the final newline and
+   trailing blank lines stay is inferred: the card's cells are truncated before the end).
+   Inferred, for answers the card does not show: a closing fence glued to the last code line
+   (``}`` followed by the fence on one line) closes the block too, and the code ends with
+   that line's text before the fence, trailing whitespace removed, no newline added. A block
+   left open at the end of the answer (out of tokens, or never closed) runs to the end of
+   the answer exactly as written.
+6. Block choice (inferred). Of the blocks with non-blank content, the LAST one tagged with
+   the language (``cpp``/``c++``/``cc``..., ``python``/``py``/``py3``..., ``java``), failing
+   that the last untagged one, failing that the last one: models put the final version after
+   drafts and diffs. Blocks exist but all are blank: ``empty``.
+7. No fence at all: bare code (known: 1036_A_py3_0's unfenced ``raw_response`` IS its
+   ``revised_code``, without a final newline, so pylint's missing-final-newline stays). The
+   code is the answer exactly as given: no newline added, nothing stripped, CRLF kept. It is
+   accepted only when it is a program rather than prose (inferred), else ``no_code_block``:
 
-The code is returned as it appears in the block (common indentation kept, as an
-indented block is still valid C++/Java and a Python file's indentation is
-meaningful), with one trailing newline.
+   - py3: it compiles (``compile(..., "exec", dont_inherit=True)``, so this module's
+     ``__future__`` flags do not leak in) and at least one top-level statement does
+     something: any statement but an expression statement, or an expression statement
+     holding a call or ``:=``. A module of bare names, constants, tuples, attributes or
+     operators (``Done``, ``42``, ``Yes, done``) is prose that happens to parse: running it
+     has no effect, which is what pylint calls a pointless statement.
+   - cpp, java: there is no cheap parser, so the test is conservative and only rejects text
+     that is obviously prose: it has no ``;``, ``{`` or ``}`` at all, or its first non-blank
+     line is a sentence (starts with a letter, at least three words, ends in ``:`` or ``.``,
+     no code punctuation such as ``;{}()[]<>=#"/*&|`` or ``::``). Anything else is
+     ``kind="bare"``; the engine treats a bare cpp/java revision that fails to compile as an
+     extraction failure, so prose mistaken for code is still not scored as a revision.
+
+Deciding that a response was cut off (``truncated``) needs the generation's finish reason and
+is left to the caller.
 """
 
 from __future__ import annotations
@@ -33,6 +60,8 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
 
 from linteval_ray.schema.record import Language
 
@@ -42,74 +71,107 @@ LANGUAGE_TAGS: dict[str, frozenset[str]] = {
     "java": frozenset({"java"}),
 }
 
-_OPENING = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
-
-_BARE_CODE_START: dict[str, re.Pattern[str]] = {
-    "cpp": re.compile(
-        r"^\s*(#\s*(include|define|pragma|import|if|ifdef|ifndef)\b|using\s|typedef\s|template\s*<|namespace\s"
-        r"|(int|void|signed|auto)\s+main\s*\(|//|/\*)"
-    ),
-    "java": re.compile(r"^\s*(import\s|package\s|((public|final|abstract)\s+)*(class|interface|enum|record)\s|//|/\*|@)"),
-    "py3": re.compile(r"^\s*(import\s|from\s+\S+\s+import\s|def\s|class\s|#|if\s|for\s|while\s|\w+(\s*,\s*\w+)*\s*=)"),
-}
+ExtractionKind = Literal["fenced", "bare", "given"]  # given: a revised_code column, no extraction
 
 
-@dataclass(frozen=True)
+class ExtractionFailure(StrEnum):
+    NO_CODE_BLOCK = "no_code_block"  # no fence, and the text is not a program
+    UNCLOSED_THINK = "unclosed_think"  # a <think> never closed: the model never answered
+    EMPTY = "empty"  # blank answer, or only blank blocks
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """The code and how it was found, or why there is none (exactly one of the two)."""
+
+    code: str | None
+    kind: ExtractionKind | None
+    failure: ExtractionFailure | None
+
+    def __post_init__(self) -> None:
+        if (self.code is None) == (self.failure is None) or (self.code is None) != (self.kind is None):
+            raise ValueError(f"an extraction has either code and kind or a failure: {self!r}")
+
+    @classmethod
+    def found(cls, code: str, kind: ExtractionKind) -> Extraction:
+        return cls(code=code, kind=kind, failure=None)
+
+    @classmethod
+    def failed(cls, failure: ExtractionFailure) -> Extraction:
+        return cls(code=None, kind=None, failure=failure)
+
+
+@dataclass(frozen=True, slots=True)
 class CodeBlock:
     tag: str  # first word of the info string, lower-cased ("" when untagged)
     code: str
     closed: bool
 
 
+_OPENING = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[^\S\n]*\n)+")
+_BRACE_OR_SEMICOLON = re.compile(r"[;{}]")
+_SENTENCE = re.compile(r"[A-Za-z][^;{}()\[\]<>=#\"/\\*&|+^%~?`]*[:.]")
+# Expression statements holding one of these do something; the rest are pointless (rule 7).
+_EFFECTS = (ast.Call, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)
+
+
 def extract_code(response: str, language: Language) -> str | None:
     """The program in ``response`` (see the module docstring for the rules), or None."""
-    text = strip_reasoning(response.replace("\r\n", "\n").replace("\r", "\n"))
-    if text is None:
-        return None
-    blocks = [b for b in fenced_blocks(text) if b.code.strip()]
+    return extract(response, language).code
+
+
+def extract(response: str, language: Language) -> Extraction:
+    """The program in ``response`` and how it was found, or why there is none."""
+    answer = strip_reasoning(response)
+    if answer is None:
+        return Extraction.failed(ExtractionFailure.UNCLOSED_THINK)
+    if not answer.strip():
+        return Extraction.failed(ExtractionFailure.EMPTY)
+    blocks = fenced_blocks(answer)
     if blocks:
-        return _with_final_newline(choose_block(blocks, language).code)
-    if looks_like_bare_code(text, language):
-        return _with_final_newline(text.strip("\n"))
-    return None
+        filled = [b for b in blocks if b.code.strip()]
+        if not filled:
+            return Extraction.failed(ExtractionFailure.EMPTY)
+        return Extraction.found(choose_block(filled, language).code, "fenced")
+    if is_bare_program(answer, language):
+        return Extraction.found(answer, "bare")
+    return Extraction.failed(ExtractionFailure.NO_CODE_BLOCK)
 
 
-def strip_reasoning(text: str) -> str | None:
-    """``text`` after its last ``</think>``; None when a ``<think>`` is never closed."""
-    closes = list(_THINK_CLOSE.finditer(text))
+def strip_reasoning(response: str) -> str | None:
+    """The answer after the last ``</think>``, leading blank lines dropped (rule 1).
+
+    ``response`` itself when there is no reasoning; None when a ``<think>`` is never closed."""
+    closes = list(_THINK_CLOSE.finditer(response))
     if closes:
-        return text[closes[-1].end() :]
-    if _THINK_OPEN.search(text):
+        return _LEADING_BLANK_LINES.sub("", response[closes[-1].end() :])
+    if _THINK_OPEN.search(response):
         return None
-    return text
+    return response
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text``, each with its own ending (the last one may have none)."""
+    return _LINE.findall(text)
 
 
 def fenced_blocks(text: str) -> list[CodeBlock]:
     """Every fenced block of ``text`` in order (an unterminated last block runs to the end)."""
+    lines = split_lines(text)
     blocks: list[CodeBlock] = []
-    lines = text.split("\n")
     i = 0
     while i < len(lines):
-        opening = _OPENING.match(lines[i])
-        if opening is None or (opening["fence"][0] == "`" and "`" in opening["info"]):
+        opening = _opening_fence(_without_ending(lines[i]))
+        if opening is None:
             i += 1
             continue
-        fence = opening["fence"]
-        closing = re.compile(rf"^(?P<glued>.*?)(?<!{re.escape(fence[0])}){re.escape(fence[0])}{{{len(fence)},}}\s*$")
-        end, glued = len(lines), None
-        for j in range(i + 1, len(lines)):
-            match = closing.match(lines[j])
-            if match and (not match["glued"].strip() or not _OPENING.match(lines[j])):
-                end, glued = j, match["glued"]
-                break
-        body = lines[i + 1 : end]
-        if glued is not None and glued.strip():
-            body.append(glued.rstrip())
-        info = opening["info"].strip().split()
-        blocks.append(CodeBlock(tag=info[0].lower() if info else "", code="\n".join(body), closed=glued is not None))
-        i = end + 1
+        fence, tag = opening
+        block, i = _read_block(lines, i + 1, fence, tag)
+        blocks.append(block)
     return blocks
 
 
@@ -120,18 +182,61 @@ def choose_block(blocks: list[CodeBlock], language: Language) -> CodeBlock:
     return (tagged or untagged or blocks)[-1]
 
 
-def looks_like_bare_code(text: str, language: Language) -> bool:
-    """True when an unfenced answer is plainly a program (rule 5), not prose."""
-    stripped = text.strip()
-    if not stripped or not _BARE_CODE_START[language].match(stripped.split("\n", 1)[0]):
-        return False
+def is_bare_program(text: str, language: Language) -> bool:
+    """True when an unfenced answer is a program, not prose (rule 7)."""
     if language == "py3":
-        try:
-            ast.parse(stripped)
-        except (SyntaxError, ValueError):
-            return False
-    return True
+        return _is_python_program(text)
+    return not _is_obvious_prose(text)
 
 
-def _with_final_newline(code: str) -> str:
-    return code.rstrip("\n") + "\n"
+def _without_ending(line: str) -> str:
+    return line.removesuffix("\n").removesuffix("\r")
+
+
+def _opening_fence(line: str) -> tuple[str, str] | None:
+    """(fence, tag) when ``line`` opens a block (rule 4)."""
+    opening = _OPENING.match(line)
+    if opening is None or (opening["fence"][0] == "`" and "`" in opening["info"]):
+        return None
+    info = opening["info"].split()
+    return opening["fence"], info[0].lower() if info else ""
+
+
+def _read_block(lines: list[str], start: int, fence: str, tag: str) -> tuple[CodeBlock, int]:
+    """The block whose content starts at ``lines[start]``, and the index of the line after it."""
+    char = re.escape(fence[0])
+    closing = re.compile(rf"^(?P<glued>.*?)(?<!{char}){char}{{{len(fence)},}}\s*$")
+    for j in range(start, len(lines)):
+        line = _without_ending(lines[j])
+        match = closing.match(line)
+        if match is None:
+            continue
+        content = "".join(lines[start:j])
+        if not match["glued"].strip():
+            return CodeBlock(tag, content, closed=True), j + 1
+        if _opening_fence(line) is None:  # glued fence; a line that opens a block does not close one
+            return CodeBlock(tag, content + match["glued"].rstrip(), closed=True), j + 1
+    return CodeBlock(tag, "".join(lines[start:]), closed=False), len(lines)
+
+
+def _is_python_program(text: str) -> bool:
+    try:
+        tree = compile(text, "<response>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        compile(tree, "<response>", "exec", dont_inherit=True)  # scope errors: return/await outside def
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the last two: nesting too deep
+        return False
+    return any(_does_something(statement) for statement in tree.body)
+
+
+def _does_something(statement: ast.stmt) -> bool:
+    if not isinstance(statement, ast.Expr):
+        return True
+    return any(isinstance(node, _EFFECTS) for node in ast.walk(statement.value))
+
+
+def _is_obvious_prose(text: str) -> bool:
+    """Conservative: only text no C++/Java program could be (rule 7)."""
+    if _BRACE_OR_SEMICOLON.search(text) is None:
+        return True
+    first = next(line for line in text.splitlines() if line.strip()).strip()
+    return len(first.split()) >= 3 and "::" not in first and _SENTENCE.fullmatch(first) is not None

@@ -3,9 +3,15 @@
 All ratios are ratios of sums over the passing rows (never means of per-sample
 ratios): Pass@1 = passed / n; Reduction@P = Σ(in − out) / Σ in; New@P = Σ new / Σ in;
 ΔLine@P = Σ lines changed / n_passed; LinePerFix@P = Σ lines changed / Σ fixed with
-fixed = max(0, in − out + new). Rows whose input or problem is broken
-(``invalid_input``, ``invalid_problem``) are dataset defects, not model failures:
-they are counted under ``excluded`` and left out of ``n``.
+fixed = max(0, in − out + new).
+
+What ``n`` holds, as the card defines Pass@1 ("the fraction of samples whose revision passes
+every test"): every evaluated sample, including ``invalid_problem`` rows (a problem whose
+tools or original are broken in our environment is still a sample of the benchmark; they count
+as not passed and are listed under ``invalid_problems`` with a loud warning, because they are
+environment drift to fix, not noise to drop). Outside ``n``: ``invalid_input`` rows (not
+samples: the row itself is malformed) and ``infra_error`` rows (our fault, never the model's:
+rerun to retry them); both are counted under ``excluded``.
 """
 
 from __future__ import annotations
@@ -13,12 +19,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from linteval_ray.reduce.passk import pass_at_k
 from linteval_ray.schema import LANGUAGES, ResultRow, Status
 
-EXCLUDED_STATUSES = {Status.INVALID_INPUT, Status.INVALID_PROBLEM}
+EXCLUDED_STATUSES = {Status.INVALID_INPUT, Status.INFRA_ERROR}
+# Below this share of exactly agreeing originals a language's alert metrics drift from the paper's.
+AGREEMENT_WARNING_THRESHOLD = 0.95
 
 
 class GroupMetrics(BaseModel):
@@ -37,6 +45,31 @@ class CategoryMetrics(BaseModel):
     reduction_at_p: float | None
 
 
+class AgreementMetrics(BaseModel):
+    """Recorded (dataset) vs re-linted (ours) original alerts, over the samples linted."""
+
+    samples: int
+    exact: int = Field(description="samples whose two multisets are identical")
+    recorded: int
+    relinted: int
+    matched: int
+    exact_rate: float | None
+    recall: float | None = Field(description="matched / recorded: recorded alerts we find")
+    precision: float | None = Field(description="matched / relinted: our alerts the record has")
+
+
+class LintAgreementMetrics(BaseModel):
+    overall: AgreementMetrics
+    by_language: dict[str, AgreementMetrics]
+
+
+class SuppressionMetrics(BaseModel):
+    """Inline suppressions revisions added (they hide no alert unless validation.lint_as_written)."""
+
+    rows_with_added: int
+    added: int
+
+
 class RunMetrics(BaseModel):
     overall: GroupMetrics
     by_language: dict[str, GroupMetrics]
@@ -44,13 +77,64 @@ class RunMetrics(BaseModel):
     pass_at_k: dict[str, float]
     statuses: dict[str, int]
     verdicts: dict[str, int]
-    excluded: int
+    excluded: int = Field(description="rows outside n: invalid_input and infra_error")
+    invalid_problems: list[str] = Field(default_factory=list, description="problems counted as not passed")
+    lint_agreement: LintAgreementMetrics
+    suppressions: SuppressionMetrics
     n_samples: int
     draws: int
+
+    def warnings(self) -> list[str]:
+        """What a user must not miss when reading these numbers."""
+        notes = []
+        if self.invalid_problems:
+            notes.append(f"{len(self.invalid_problems)} problem(s) could not be judged here and count as not passed: "
+                         f"{', '.join(self.invalid_problems[:20])}{' ...' if len(self.invalid_problems) > 20 else ''}")
+        for language, agreement in self.lint_agreement.by_language.items():
+            if agreement.exact_rate is not None and agreement.exact_rate < AGREEMENT_WARNING_THRESHOLD:
+                notes.append(f"{language}: our re-lint agrees exactly with the recorded alerts on "
+                             f"{agreement.exact_rate:.0%} of originals (recall {_pct(agreement.recall)}, "
+                             f"precision {_pct(agreement.precision)}): alert metrics are not the paper's; "
+                             "see `linteval-ray calibrate`")
+        if self.statuses.get(Status.INFRA_ERROR, 0):
+            notes.append(f"{self.statuses[Status.INFRA_ERROR]} row(s) hit an evaluator fault (infra_error) and are "
+                         "not scored: rerun the same command to retry them")
+        return notes
 
 
 def _ratio(num: float, den: float) -> float | None:
     return num / den if den else None
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def agreement_metrics(rows: Sequence[ResultRow]) -> AgreementMetrics:
+    """Over one row per sample (draws share an original)."""
+    first: dict[str, ResultRow] = {}
+    for row in rows:
+        if row.lint_agreement is not None:
+            first.setdefault(row.sample_id, row)
+    agreements = [r.lint_agreement for r in first.values() if r.lint_agreement is not None]
+    recorded = sum(a.recorded for a in agreements)
+    relinted = sum(a.relinted for a in agreements)
+    matched = sum(a.matched for a in agreements)
+    exact = sum(a.exact for a in agreements)
+    return AgreementMetrics(samples=len(agreements), exact=exact, recorded=recorded, relinted=relinted,
+                            matched=matched, exact_rate=_ratio(exact, len(agreements)),
+                            recall=_ratio(matched, recorded), precision=_ratio(matched, relinted))
+
+
+def lint_agreement_metrics(rows: Sequence[ResultRow], languages: Sequence[str]) -> LintAgreementMetrics:
+    by_language = {lang: agreement_metrics([r for r in rows if r.language == lang]) for lang in languages}
+    return LintAgreementMetrics(overall=agreement_metrics(rows),
+                                by_language={k: v for k, v in by_language.items() if v.samples})
+
+
+def suppression_metrics(rows: Sequence[ResultRow]) -> SuppressionMetrics:
+    added = [r.suppressions_added for r in rows if r.suppressions_added]
+    return SuppressionMetrics(rows_with_added=len(added), added=sum(added))
 
 
 def group_metrics(rows: Sequence[ResultRow]) -> GroupMetrics:
@@ -120,6 +204,9 @@ def compute(rows: Iterable[ResultRow]) -> RunMetrics:
         statuses=dict(Counter(str(r.status) for r in all_rows)),
         verdicts=dict(Counter(str(r.verdict) for r in scored if r.verdict is not None)),
         excluded=len(all_rows) - len(scored),
+        invalid_problems=sorted({r.problem_id or r.sample_id for r in scored if r.status == Status.INVALID_PROBLEM}),
+        lint_agreement=lint_agreement_metrics(all_rows, languages),
+        suppressions=suppression_metrics(scored),
         n_samples=len({r.sample_id for r in scored}),
         draws=draws,
     )

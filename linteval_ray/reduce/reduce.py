@@ -34,5 +34,7 @@ def reduce_run(output: str, storage: StorageConfig | None = None, report: bool =
         from linteval_ray.report.render import write_report
 
         write_report(output, rows, metrics, storage)
+    for warning in metrics.warnings():
+        log.warning("%s", warning)
     log.info("reduced %d rows (%d duplicates dropped) into %s/%s", len(rows), duplicates, output, METRICS_FILE)
     return Reduction(output=output, rows=len(rows), duplicates=duplicates, metrics=metrics)

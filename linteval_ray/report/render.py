@@ -14,7 +14,8 @@ from linteval_ray.store.fs import write_bytes_atomic
 
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
          "table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #ccc;padding:.25rem .6rem;"
-         "text-align:right}td:first-child,th:first-child{text-align:left}img{max-width:100%}")
+         "text-align:right}td:first-child,th:first-child{text-align:left}img{max-width:100%}"
+         ".warning{background:#fff4e5;border-left:4px solid #f59e0b;padding:.5rem .8rem}")
 
 
 def write_report(output: str, rows: Sequence[ResultRow], metrics: RunMetrics, storage: StorageConfig | None) -> None:
@@ -24,14 +25,16 @@ def write_report(output: str, rows: Sequence[ResultRow], metrics: RunMetrics, st
         write_bytes_atomic(f"{output}/plots/{name}", png, storage)
     title = f"LintEval results: {output.rsplit('/', 1)[-1]}"
     summary = (f"{metrics.n_samples} samples, {metrics.draws} draw(s) each; "
-               f"{metrics.excluded} rows excluded as invalid input or problem.")
+               f"{metrics.excluded} rows not scored (invalid input or evaluator fault).")
+    warnings = metrics.warnings()
     markdown = "\n\n".join(
-        [f"# {title}", summary, *(to_markdown(t) for t in tables),
+        [f"# {title}", summary, *(f"> **Warning:** {w}" for w in warnings), *(to_markdown(t) for t in tables),
          "## Plots", *(f"![{n}](plots/{n})" for n in images)]
     ) + "\n"
     page = "".join(
         [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
          f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1><p>{html.escape(summary)}</p>",
+         *(f"<p class='warning'><strong>Warning:</strong> {html.escape(w)}</p>" for w in warnings),
          *(to_html(t) for t in tables), "<h2>Plots</h2>",
          *(f"<p><img src='plots/{n}' alt='{n}'></p>" for n in images), "</body></html>\n"]
     )

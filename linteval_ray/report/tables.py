@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from linteval_ray.reduce.metrics import GroupMetrics, RunMetrics
+from linteval_ray.reduce.metrics import AgreementMetrics, GroupMetrics, RunMetrics
 from linteval_ray.schema import ResultRow
 
 
@@ -48,6 +48,7 @@ def metric_tables(metrics: RunMetrics) -> list[Table]:
                   for name, c in metrics.by_category.items()],
         ),
     ]
+    tables.append(lint_agreement_table(metrics))
     if metrics.draws > 1:
         tables.append(Table(title=f"pass@k ({metrics.draws} draws per sample)", headers=["k", "pass@k"],
                             rows=[[k, pct(v)] for k, v in metrics.pass_at_k.items()]))
@@ -56,10 +57,31 @@ def metric_tables(metrics: RunMetrics) -> list[Table]:
             title="Outcomes",
             headers=["status / verdict", "rows"],
             rows=[[f"status: {k}", str(v)] for k, v in sorted(metrics.statuses.items())]
-            + [[f"verdict: {k}", str(v)] for k, v in sorted(metrics.verdicts.items(), key=lambda kv: -kv[1])],
+            + [[f"verdict: {k}", str(v)] for k, v in sorted(metrics.verdicts.items(), key=lambda kv: -kv[1])]
+            + [["suppressions added (ignored when scoring)", f"{metrics.suppressions.added} in "
+                f"{metrics.suppressions.rows_with_added} rows"]]
+            + [[f"invalid problem (counted as not passed): {p}", "-"] for p in metrics.invalid_problems],
         )
     )
     return tables
+
+
+AGREEMENT_HEADERS = ["group", "samples", "exact", "recorded", "re-linted", "matched", "recall", "precision"]
+
+
+def agreement_row(name: str, a: AgreementMetrics) -> list[str]:
+    return [name, str(a.samples), pct(a.exact_rate), str(a.recorded), str(a.relinted), str(a.matched),
+            pct(a.recall), pct(a.precision)]
+
+
+def lint_agreement_table(metrics: RunMetrics) -> Table:
+    agreement = metrics.lint_agreement
+    return Table(
+        title="Lint agreement: the dataset's recorded original alerts vs our re-lint",
+        headers=AGREEMENT_HEADERS,
+        rows=[agreement_row("overall", agreement.overall)]
+        + [agreement_row(lang, a) for lang, a in agreement.by_language.items()],
+    )
 
 
 def slowest_table(rows: Sequence[ResultRow], top: int = 10) -> Table:

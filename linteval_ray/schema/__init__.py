@@ -3,6 +3,7 @@
 from linteval_ray.schema.record import LANGUAGES, Language, LintEvalRecord, LintMessage
 from linteval_ray.schema.result import (
     CategoryCount,
+    LintAgreement,
     ResultRow,
     SampleMetrics,
     Status,
@@ -14,6 +15,7 @@ __all__ = [
     "CategoryCount",
     "Language",
     "LintEvalRecord",
+    "LintAgreement",
     "LintMessage",
     "ResultRow",
     "SampleMetrics",

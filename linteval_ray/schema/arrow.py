@@ -35,6 +35,9 @@ def arrow_type(annotation: typing.Any) -> pa.DataType:
     if origin is list:
         (item,) = typing.get_args(annotation)
         return pa.list_(arrow_type(item))
+    if origin is dict:
+        key, value = typing.get_args(annotation)
+        return pa.map_(arrow_type(key), arrow_type(value))
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return pa.struct(model_fields(annotation))
     if isinstance(annotation, type) and issubclass(annotation, Enum):

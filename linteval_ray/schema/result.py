@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from linteval_ray.schema.record import LintMessage
 
@@ -60,7 +61,29 @@ class SampleMetrics(BaseModel):
     revised_loc: int = 0
     added_lines: int = 0
     deleted_lines: int = 0
+    category_mrr: dict[str, float] | None = Field(
+        default=None, description="per alert category of the original (the rows' `category`): (in - out) / in"
+    )
     category_counts: list[CategoryCount] = Field(default_factory=list)
+
+    @field_validator("category_mrr", mode="before")
+    @classmethod
+    def _map_from_arrow(cls, value: Any) -> Any:
+        """Arrow map columns come back as lists of (key, value) pairs."""
+        return dict(value) if isinstance(value, list) else value
+
+
+class LintAgreement(BaseModel):
+    """The dataset's recorded original alerts against ours (re-linted), matched as multisets
+    of ``message_identity``: how far our lint settings drift from the reference harness."""
+
+    recorded: int = Field(description="alerts the row records for the original (linter_messages)")
+    relinted: int = Field(description="alerts our linters find on the original")
+    matched: int = Field(description="multiset intersection of the two")
+
+    @property
+    def exact(self) -> bool:
+        return self.recorded == self.relinted == self.matched
 
 
 class Limits(BaseModel):
@@ -118,6 +141,12 @@ class ResultRow(BaseModel):
     original_messages: list[LintMessage] = Field(default_factory=list)
     revised_messages: list[LintMessage] = Field(default_factory=list)
     metrics: SampleMetrics | None = None
+    lint_agreement: LintAgreement | None = Field(
+        default=None, description="recorded vs re-linted alerts of the original (None: original not linted)"
+    )
+    suppressions_added: int | None = Field(
+        default=None, description="inline suppression comments the revision adds (NOLINT, pylint: disable, NOPMD, ...)"
+    )
     limits: Limits | None = None
     timings: Timings = Field(default_factory=Timings)
     toolchain_id: str | None = None

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from linteval_ray.config import StorageConfig, ValidationConfig
+from linteval_ray.prompt.extract import Extraction, ExtractionFailure, extract
 from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.result import Limits, Timings
@@ -26,7 +27,7 @@ from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
 from linteval_ray.validate.lint import LintError, Linters, paper_category
 from linteval_ray.validate.lint.profiles import load_profile
-from linteval_ray.validate.metrics import sample_metrics
+from linteval_ray.validate.metrics import lint_agreement, sample_metrics
 from linteval_ray.validate.sandbox import make_sandbox
 
 log = logging.getLogger(__name__)
@@ -125,6 +126,11 @@ class Validator:
             w.fail(Status.INVALID_PROBLEM, str(exc))
             return
         outcome = judge_revision(w.record.language, w.revised_code, problem, self.judge)
+        if outcome.verdict == Verdict.COMPILE_ERROR and w.extraction_kind == "bare":
+            # No cheap parser tells C++/Java prose from code: an unfenced answer is code if it compiles.
+            w.extraction_failed(f"{ExtractionFailure.NO_CODE_BLOCK}: the unfenced answer does not compile")
+            w.timings.compile_s += outcome.compile_s
+            return
         w.timings.compile_s += outcome.compile_s
         w.timings.tests_s += outcome.tests_s
         r = w.result
@@ -147,6 +153,7 @@ class _Work:
         self.result = result
         self.record = record
         self.revised_code = revised_code
+        self.extraction_kind: str | None = None  # fenced, bare (unfenced text), given (revised_code column)
         self.original_messages: list[LintMessage] | None = None
         self.revised_messages: list[LintMessage] | None = None
         self.timings = Timings()
@@ -171,13 +178,23 @@ class _Work:
         if row.get("generation_error"):
             work.fail(Status.GENERATION_ERROR, str(row["generation_error"]))
             return work
-        work.revised_code = _revision(row, record)
+        extraction = _revision(row, record)
+        work.revised_code, work.extraction_kind = extraction.code, extraction.kind
         result.revised_code = work.revised_code
         result.extraction_ok = work.revised_code is not None
-        if work.revised_code is None:
-            result.verdict = Verdict.EXTRACTION_FAILED
-            result.validation_error = Verdict.EXTRACTION_FAILED.value
+        if extraction.failure is not None:
+            work.extraction_failed(str(extraction.failure))
         return work
+
+    def extraction_failed(self, detail: str) -> None:
+        """No program in the response: judged as the model's failure, never compiled or run."""
+        self.revised_code = None
+        self.revised_messages = None
+        self.result.extraction_ok = False
+        self.result.compile_ok = None
+        self.result.pass_at_1 = False
+        self.result.verdict = Verdict.EXTRACTION_FAILED
+        self.result.validation_error = _cap(f"{Verdict.EXTRACTION_FAILED}: {detail}")
 
     @property
     def judgeable(self) -> bool:
@@ -195,6 +212,8 @@ class _Work:
         r = self.result
         r.original_messages = self.original_messages or []
         r.revised_messages = self.revised_messages or []
+        if self.original_messages is not None:
+            r.lint_agreement = lint_agreement(self.record.linter_messages, self.original_messages)
         if (r.status == Status.EVALUATED and self.revised_code is not None
                 and self.original_messages is not None and self.revised_messages is not None):
             r.metrics = sample_metrics(self.record.code, self.revised_code, self.original_messages,
@@ -214,15 +233,13 @@ def _guarded(work: list[_Work], step) -> None:
                 w.fail(Status.INFRA_ERROR, f"{type(exc).__name__}: {exc}")
 
 
-def _revision(row: dict[str, Any], record: LintEvalRecord) -> str | None:
+def _revision(row: dict[str, Any], record: LintEvalRecord) -> Extraction:
     """The code to judge: given directly, or extracted from the model's response."""
     if row.get("revised_code"):
-        return to_unicode(row["revised_code"])
+        return Extraction.found(to_unicode(row["revised_code"]), "given")
     if row.get("raw_response"):
-        from linteval_ray.prompt.extract import extract_code
-
-        return extract_code(to_unicode(row["raw_response"]), record.language)
-    return None
+        return extract(to_unicode(row["raw_response"]), record.language)
+    return Extraction.failed(ExtractionFailure.EMPTY)
 
 
 def _text(text: str | None) -> str | None:

@@ -11,7 +11,7 @@ import difflib
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from linteval_ray.schema import CategoryCount, LintMessage, SampleMetrics
+from linteval_ray.schema import CategoryCount, LintAgreement, LintMessage, SampleMetrics
 
 
 def remaining_count(original: Sequence[LintMessage], revised: Sequence[LintMessage]) -> int:
@@ -19,6 +19,19 @@ def remaining_count(original: Sequence[LintMessage], revised: Sequence[LintMessa
     before = Counter(m.message_identity for m in original)
     after = Counter(m.message_identity for m in revised)
     return sum((before & after).values())
+
+
+def lint_agreement(recorded: Sequence[LintMessage], relinted: Sequence[LintMessage]) -> LintAgreement:
+    """The row's recorded original alerts against our re-lint of the same program."""
+    return LintAgreement(recorded=len(recorded), relinted=len(relinted), matched=remaining_count(recorded, relinted))
+
+
+def category_mrr(original: Sequence[LintMessage], revised: Sequence[LintMessage]) -> dict[str, float]:
+    """(in - out) / in per category of the original's alerts, as the dataset rows' ``category_mrr``
+    (keys are the messages' ``category``, e.g. modernize, readability, bugprone, other)."""
+    alerts_in = Counter(m.category for m in original)
+    alerts_out = Counter(m.category for m in revised)
+    return {name: (count - alerts_out[name]) / count for name, count in sorted(alerts_in.items())}
 
 
 def line_changes(original: str, revised: str) -> tuple[int, int]:
@@ -79,5 +92,6 @@ def sample_metrics(
         revised_loc=len(revised_code.splitlines()),
         added_lines=added,
         deleted_lines=deleted,
+        category_mrr=category_mrr(original, revised),
         category_counts=category_counts(original, revised, category_of),
     )

@@ -59,3 +59,47 @@ def test_pass_at_k_over_draws():
     assert m.draws == 4
     assert m.pass_at_k["pass@1"] == pytest.approx((1 / 4 + 0) / 2)
     assert m.pass_at_k["pass@4"] == pytest.approx((1 + 0) / 2)
+
+
+def test_invalid_problems_count_as_not_passed_and_are_named():
+    broken = ResultRow(sample_id="x_cpp_0", row_id="x_cpp_0/0", problem_id="x", language="cpp",
+                       status=Status.INVALID_PROBLEM, error="generator does not compile")
+    m = compute([_row("a", "cpp", True, 4, 0, 0, 1, 1), broken])
+    # Pass@1 as the card defines it: passed / every evaluated sample
+    assert (m.overall.n, m.overall.n_passed, m.overall.pass_at_1) == (2, 1, 0.5)
+    assert m.invalid_problems == ["x"] and m.excluded == 0
+    assert any("count as not passed: x" in w for w in m.warnings())
+
+
+def test_infra_errors_are_never_scored_as_the_models_failure():
+    fault = ResultRow(sample_id="b", row_id="b/0", language="cpp", status=Status.INFRA_ERROR, error="sandbox")
+    m = compute([_row("a", "cpp", True, 4, 0, 0, 1, 1), fault])
+    assert (m.overall.n, m.overall.pass_at_1, m.excluded) == (1, 1.0, 1)
+    assert any("infra_error" in w and "rerun" in w for w in m.warnings())
+
+
+def test_lint_agreement_over_samples_not_draws_and_its_warning():
+    from linteval_ray.schema import LintAgreement
+
+    rows = []
+    for sid, lang, agreement in [("a", "cpp", (3, 3, 3)), ("b", "cpp", (7, 20, 5)), ("c", "py3", (2, 2, 2))]:
+        for draw in range(2):
+            row = _row(sid, lang, True, 1, 0, 0, 1, 1, draw=draw)
+            row.lint_agreement = LintAgreement(recorded=agreement[0], relinted=agreement[1], matched=agreement[2])
+            rows.append(row)
+    m = compute(rows)
+    cpp = m.lint_agreement.by_language["cpp"]
+    assert (cpp.samples, cpp.exact, cpp.recorded, cpp.relinted, cpp.matched) == (2, 1, 10, 23, 8)
+    assert cpp.recall == pytest.approx(0.8) and cpp.precision == pytest.approx(8 / 23)
+    assert m.lint_agreement.overall.samples == 3 and m.lint_agreement.by_language["py3"].exact_rate == 1.0
+    warnings = m.warnings()
+    assert any(w.startswith("cpp: our re-lint agrees exactly") for w in warnings)
+    assert not any(w.startswith("py3:") for w in warnings)
+
+
+def test_suppressions_added_are_counted():
+    rows = [_row("a", "cpp", True, 4, 0, 0, 1, 1), _row("b", "py3", True, 2, 2, 0, 1, 1),
+            _row("c", "py3", True, 2, 2, 0, 1, 1)]
+    rows[0].suppressions_added, rows[1].suppressions_added, rows[2].suppressions_added = 3, 0, 1
+    m = compute(rows)
+    assert (m.suppressions.rows_with_added, m.suppressions.added) == (2, 4)

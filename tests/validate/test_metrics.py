@@ -80,3 +80,21 @@ def test_category_counts_split_remaining_and_new_by_category():
 
 def test_no_alerts_in_gives_no_ratio():
     assert sample_metrics("a", "a", [], [], _identity).mrr_at_pass is None
+
+
+def test_category_mrr_per_category_of_the_original():
+    nullptr = _msg("modernize-use-nullptr", "use nullptr", "modernize")
+    braces = _msg("readability-braces-around-statements", "statement should be inside braces", "readability")
+    new = _msg("bugprone-x", "new", "bugprone")
+    metrics = sample_metrics("a\n", "b\n", [nullptr, nullptr, braces], [nullptr, new], _identity)
+    # modernize: 2 in, 1 out; readability: 1 in, 0 out; bugprone has no alert in, so no ratio
+    assert metrics.category_mrr == {"modernize": 0.5, "readability": 1.0}
+
+
+def test_lint_agreement_is_a_multiset_overlap():
+    from linteval_ray.validate.metrics import lint_agreement
+
+    a, b, c = _msg("a"), _msg("b"), _msg("c")
+    agreement = lint_agreement([a, a, b], [a, b, b, c])
+    assert (agreement.recorded, agreement.relinted, agreement.matched, agreement.exact) == (3, 4, 2, False)
+    assert lint_agreement([a, b], [b, a]).exact
