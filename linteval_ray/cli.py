@@ -19,6 +19,7 @@ problem's testlib tests on every revision in a sandbox, at cluster scale on Ray.
   linteval-ray run --config configs/lite.yaml --model /models/my-ft
   linteval-ray validate --sample-id lr01_cpp_0     debug one sample in process
   linteval-ray compare runs/a runs/b      side-by-side metrics
+  linteval-ray calibrate --dataset lite    how far our lint settings are from the recorded alerts
 """
 
 
@@ -151,9 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--config", "-c", help="config holding storage credentials")
     cmp_.set_defaults(func=cmd_compare)
 
+    from linteval_ray.calibrate.command import add_parser as add_calibrate_parser
     from linteval_ray.plan import add_parser as add_plan_parser
     from linteval_ray.toolchain.check import add_parser as add_toolchain_parser
 
+    add_calibrate_parser(sub)
     add_toolchain_parser(sub)
     add_plan_parser(sub)
     return parser

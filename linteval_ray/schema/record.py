@@ -117,10 +117,10 @@ class LintEvalRecord(BaseModel):
         return self
 
     def generator_commands(self) -> list[str]:
-        """Generator command lines: blanks and ``#`` comments skipped, trailing comments cut."""
-        commands = []
-        for raw in self.generator_cmd.splitlines():
-            line = raw.split("#", 1)[0].strip()
-            if line:
-                commands.append(line)
-        return commands
+        """Generator command lines without blanks, comment lines and trailing comments, split
+        as a POSIX shell would (``#`` inside quotes or a word is kept). Lines the judge refuses
+        (shell operators, unterminated quotes) are kept too: each is one generated test."""
+        # Imported here: the judge package imports this module.
+        from linteval_ray.validate.judge.commands import parse_generator_cmd
+
+        return [command.command for command in parse_generator_cmd(self.generator_cmd)]

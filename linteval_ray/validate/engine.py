@@ -25,7 +25,7 @@ from linteval_ray.schema.result import Limits, Timings
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
-from linteval_ray.validate.lint import LintError, Linters, paper_category
+from linteval_ray.validate.lint import LintError, Linters, LintOutcome, paper_category
 from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.metrics import lint_agreement, sample_metrics
 from linteval_ray.validate.sandbox import make_sandbox
@@ -93,10 +93,8 @@ class Validator:
         linter call per language, so a batch costs one linter start (one PMD JVM)."""
         jobs: dict[str, list[tuple[_Work, str]]] = defaultdict(list)
         for w in work:
-            cached = self.cache.get_json(self._lint_key(w.record))
-            if cached is not None:
-                w.original_messages = [LintMessage.model_validate(m) for m in cached]
-            else:
+            w.original_messages = self.cached_original_lint(w.record)
+            if w.original_messages is None:
                 jobs[w.record.language].append((w, "original"))
             if w.judgeable:
                 jobs[w.record.language].append((w, "revised"))
@@ -111,9 +109,31 @@ class Validator:
                     w.fail(Status.INFRA_ERROR, f"lint of the {side} program failed: {outcome}")
                 elif side == "original":
                     w.original_messages = outcome
-                    self.cache.put_json(self._lint_key(w.record), [m.model_dump(mode="json") for m in outcome])
+                    self.cache_original_lint(w.record, outcome)
                 else:
                     w.revised_messages = outcome
+
+    def lint_originals(self, records: list[LintEvalRecord]) -> list[LintOutcome]:
+        """The originals' alerts, from the content cache or one linter call per language (what
+        ``calibrate`` needs; a run after it finds every original already linted)."""
+        outcomes: list[LintOutcome | None] = [self.cached_original_lint(r) for r in records]
+        todo: dict[str, list[int]] = defaultdict(list)
+        for index, outcome in enumerate(outcomes):
+            if outcome is None:
+                todo[records[index].language].append(index)
+        for language, indexes in todo.items():
+            for index, outcome in zip(indexes, self.linters.lint_each(language, [records[i].code for i in indexes])):
+                outcomes[index] = outcome
+                if not isinstance(outcome, LintError):
+                    self.cache_original_lint(records[index], outcome)
+        return [o for o in outcomes if o is not None]
+
+    def cached_original_lint(self, record: LintEvalRecord) -> list[LintMessage] | None:
+        cached = self.cache.get_json(self._lint_key(record))
+        return None if cached is None else [LintMessage.model_validate(m) for m in cached]
+
+    def cache_original_lint(self, record: LintEvalRecord, messages: list[LintMessage]) -> None:
+        self.cache.put_json(self._lint_key(record), [m.model_dump(mode="json") for m in messages])
 
     def _lint_key(self, record: LintEvalRecord) -> str:
         return ContentCache.key("lint", language=record.language, code=record.code,

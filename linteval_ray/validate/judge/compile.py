@@ -18,7 +18,10 @@ Decisions (each one changes which programs pass, so they are fixed here):
 - C++ and Python runs get RLIMIT_STACK = the memory limit (``prlimit --stack`` in front
   of the program; deep recursion is common and Codeforces allows it).
 - Python 3: a ``compile()`` syntax check, inside the sandbox too (compiling hostile
-  source can exhaust memory); the program then runs from source.
+  source can exhaust memory); the program then runs from source with ``PYTHONHASHSEED=0``:
+  the iteration order of a set or dict keyed by str depends on the hash seed, so an
+  original printing one would otherwise answer differently on every run, and a revision
+  is judged under the same seed as the original's answers.
 
 Precompiled headers (only when a ``ContentCache`` is given; binaries are byte-identical):
 - a program that includes ``<bits/stdc++.h>`` gets ``-I /pch`` holding ``bits/stdc++.h.gch``
@@ -86,6 +89,8 @@ COMPILE_ERROR_CAP = 8000  # characters of compiler output kept in a result
 _NO_SPACE = b"No space left on device"
 # glibc gives every JVM thread its own 64 MiB malloc arena reservation under RLIMIT_AS.
 JAVA_ENV = {"MALLOC_ARENA_MAX": "2"}
+# str/bytes hashes (set and dict order) the same in every Python run (see module docstring).
+PY_ENV = {"PYTHONHASHSEED": "0"}
 
 
 class CompiledProgram(BaseModel):
@@ -116,7 +121,10 @@ class CompiledProgram(BaseModel):
         return memory_mb + JAVA_AS_OVERHEAD_MB if self.language == "java" else memory_mb
 
     def env(self) -> dict[str, str]:
-        return dict(JAVA_ENV) if self.language == "java" else {}
+        """Environment of every run of this program (the original's and revisions' alike)."""
+        if self.language == "java":
+            return dict(JAVA_ENV)
+        return dict(PY_ENV) if self.language == "py3" else {}
 
 
 class CompileOutcome(BaseModel):

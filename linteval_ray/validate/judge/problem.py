@@ -1,7 +1,10 @@
 """Model-independent work for a problem, done once per content and cached.
 
 1. compile the testlib generator, validator and checker (C++17 -O2, ~5 s each cold);
-2. run every generator command line, drop inputs the validator rejects, dedupe;
+2. run every generator command line, drop inputs the validator rejects, dedupe. Lines
+   are split as a POSIX shell would (``commands.py``) but never run by one: a line using
+   shell syntax (``>``, ``|``, ``$(`` ...) is a generator failure naming it, like a
+   generator that crashes (``TestSet.generator_failures``);
 3. per ORIGINAL program: run it on every input; its output is the expected answer
    (testlib checkers compare participant output ``ouf`` with the jury answer ``ans``)
    and its time scales the revision's time limit. Inputs it fails on are dropped;
@@ -19,15 +22,16 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import shlex
 import tempfile
 from enum import StrEnum
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
 from linteval_ray.schema.record import Language, LintEvalRecord
-from linteval_ray.validate.judge.compile import TOOL_CXX_FLAGS, CompiledProgram, compile_cached
+from linteval_ray.validate.judge.commands import GeneratorCommand, parse_generator_cmd, parse_line
+from linteval_ray.validate.judge.compile import PY_ENV, TOOL_CXX_FLAGS, CompiledProgram, compile_cached
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
 
@@ -60,6 +64,17 @@ class ProblemError(Exception):
         self.detail = detail
 
 
+class GeneratorFailure(BaseModel):
+    """A generator command line that made no input, and why (its test is dropped)."""
+
+    number: int = Field(description="1-based line number in generator_cmd")
+    line: str
+    error: str
+
+    def describe(self) -> str:
+        return f"line {self.number} {self.line!r}: {self.error}"
+
+
 class TestSet(BaseModel):
     """Validated, deduplicated inputs ``<name>.in`` in ``directory``, in command order."""
 
@@ -68,6 +83,9 @@ class TestSet(BaseModel):
     names: list[str]
     commands: int = Field(description="generator command lines run")
     generator_failed: int = 0
+    generator_failures: list[GeneratorFailure] = Field(
+        default_factory=list, description="each failed command line with its error, in command order"
+    )
     rejected: int = Field(default=0, description="inputs the validator rejected")
     duplicates: int = 0
 
@@ -142,12 +160,12 @@ def compile_tool(source: str, ctx: JudgeContext, error_kind: ProblemErrorKind) -
 
 def build_tests(record: LintEvalRecord, ctx: JudgeContext) -> TestSet:
     """Generated + validated + deduplicated inputs; the generator runs once per content."""
-    commands = record.generator_commands()
+    commands = parse_generator_cmd(record.generator_cmd)
     key = ctx.cache.key(
         "tests",
         generator=record.generator,
         validator=record.validator,
-        commands=commands,
+        commands=[command.model_dump() for command in commands],
         toolchain=ctx.toolchain.toolchain_id,
         flags=TOOL_CXX_FLAGS,
         wall_s=ctx.limits.reference_time_limit_s,
@@ -160,73 +178,91 @@ def build_tests(record: LintEvalRecord, ctx: JudgeContext) -> TestSet:
         {**json.loads((directory / TESTS_MANIFEST).read_text()), "directory": directory, "key": key}
     )
     if not tests.names:
-        raise ProblemError(
-            ProblemErrorKind.NO_VALID_TESTS,
-            f"{tests.commands} commands: {tests.generator_failed} generator failures, "
-            f"{tests.rejected} rejected by the validator",
-        )
+        raise ProblemError(ProblemErrorKind.NO_VALID_TESTS, _no_tests_detail(tests))
     return tests
 
 
-def _generate_tests(record: LintEvalRecord, commands: list[str], key: str, ctx: JudgeContext) -> Path:
+def _no_tests_detail(tests: TestSet) -> str:
+    detail = (f"{tests.commands} commands: {tests.generator_failed} generator failures, "
+              f"{tests.rejected} rejected by the validator")
+    if tests.generator_failures:
+        detail += f"; first generator failure: {tests.generator_failures[0].describe()}"
+    return detail
+
+
+class Generated(NamedTuple):
+    status: str  # "ok" or the drop reason: "generator_failed", "rejected"
+    data: bytes = b""
+    why: str = ""
+
+
+def _generate_tests(record: LintEvalRecord, commands: list[GeneratorCommand], key: str, ctx: JudgeContext) -> Path:
     generator = compile_tool(record.generator, ctx, ProblemErrorKind.GENERATOR_COMPILE_ERROR)
     validator = compile_tool(record.validator, ctx, ProblemErrorKind.VALIDATOR_COMPILE_ERROR)
     outcomes = ctx.map(lambda cmd: _generate_one(cmd, generator, validator, ctx), commands)
-    seen: set[str] = set()
-    names: list[str] = []
-    counts = {"generator_failed": 0, "rejected": 0, "duplicates": 0}
     with tempfile.TemporaryDirectory(dir=ctx.scratch, prefix="tests-") as tmp:
         staging = Path(tmp)
-        for status, data in outcomes:
-            if status != "ok":
-                counts[status] += 1
-                continue
-            digest = hashlib.sha256(data).hexdigest()
-            if digest in seen:
-                counts["duplicates"] += 1
-                continue
-            seen.add(digest)
-            name = f"{len(names):03d}"
-            (staging / f"{name}.in").write_bytes(data)
-            names.append(name)
-        manifest = {"names": names, "commands": len(commands), **counts}
+        manifest = _stage_inputs(commands, outcomes, staging)
         (staging / TESTS_MANIFEST).write_text(json.dumps(manifest))
-        log.info("problem %s: %d tests from %d commands %s", record.problem_id, len(names), len(commands), counts)
+        lost = {reason: manifest[reason] for reason in ("generator_failed", "rejected", "duplicates")}
+        log.info("problem %s: %d tests from %d commands %s", record.problem_id, len(manifest["names"]), len(commands), lost)
+        for failure in manifest["generator_failures"]:
+            log.info("problem %s: generator command %s", record.problem_id, GeneratorFailure(**failure).describe())
         return ctx.cache.put_dir(key, staging)
 
 
+def _stage_inputs(commands: list[GeneratorCommand], outcomes: list[Generated], staging: Path) -> dict[str, Any]:
+    """Write each new valid input to ``staging`` as ``<name>.in``; the manifest of what was kept and lost."""
+    seen: set[str] = set()
+    names: list[str] = []
+    counts = {"generator_failed": 0, "rejected": 0, "duplicates": 0}
+    failures: list[dict[str, Any]] = []
+    for command, (status, data, why) in zip(commands, outcomes):
+        if status != "ok":
+            counts[status] += 1
+            if status == "generator_failed":
+                failures.append(GeneratorFailure(number=command.number, line=command.line, error=why).model_dump())
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        if digest in seen:
+            counts["duplicates"] += 1
+            continue
+        seen.add(digest)
+        names.append(f"{len(names):03d}")
+        (staging / f"{names[-1]}.in").write_bytes(data)
+    return {"names": names, "commands": len(commands), **counts, "generator_failures": failures}
+
+
 def generator_args(command: str) -> list[str]:
-    """Arguments of one generator command line, exactly as written (testlib seeds from argv).
-    The first token names the generator (``./gen``, ``gen``, ...) unless it is an option."""
-    tokens = shlex.split(command)
-    return tokens if tokens and tokens[0].startswith("-") else tokens[1:]
+    """Arguments of one generator command line, exactly as a shell would pass them (testlib
+    seeds from argv), without the generator's name (see ``GeneratorCommand.args``).
+    Raises ``CommandSyntaxError`` (a ValueError) for shell syntax the judge does not run."""
+    parsed = parse_line(command)
+    return [] if parsed is None else parsed.args
 
 
 def _generate_one(
-    command: str, generator: CompiledProgram, validator: CompiledProgram, ctx: JudgeContext
-) -> tuple[str, bytes]:
-    """("ok", input) or (the drop reason, b"")."""
-    try:
-        args = generator_args(command)
-    except ValueError:
-        return "generator_failed", b""
+    command: GeneratorCommand, generator: CompiledProgram, validator: CompiledProgram, ctx: JudgeContext
+) -> Generated:
+    """The validated input of ``command``, or why it has none."""
+    if command.error is not None:  # never run: what a shell would do differs
+        return Generated("generator_failed", why=command.error)
     tool_limits = RunLimits(
         wall_s=ctx.limits.reference_time_limit_s,
         memory_mb=TOOL_MEMORY_MB,
         output_bytes=ctx.limits.output_mb << 20,
         file_size_mb=ctx.limits.output_mb,
     )
-    generated = ctx.run(generator.argv(TOOL_MEMORY_MB, args), limits=tool_limits, mounts=[generator.mount()])
+    generated = ctx.run(generator.argv(TOOL_MEMORY_MB, command.args), limits=tool_limits, mounts=[generator.mount()])
     if not generated.ok:
-        log.debug("generator failed on %r: %s", command, _tail(generated))
-        return "generator_failed", b""
+        return Generated("generator_failed", why=f"generator failed: {_tail(generated)}")
     validated = ctx.run(
         validator.argv(TOOL_MEMORY_MB), limits=tool_limits, stdin=generated.stdout, mounts=[validator.mount()]
     )
     if not validated.ok:
-        log.debug("validator rejected %r: %s", command, _tail(validated))
-        return "rejected", b""
-    return "ok", generated.stdout
+        log.debug("validator rejected %r: %s", command.line, _tail(validated))
+        return Generated("rejected")
+    return Generated("ok", generated.stdout)
 
 
 # -- reference answers -----------------------------------------------------------------------------
@@ -244,6 +280,7 @@ def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeConte
         memory_mb=ctx.limits.memory_mb,
         output_mb=ctx.limits.output_mb,
         python=ctx.python if language == "py3" else None,
+        python_env=PY_ENV if language == "py3" else None,  # answers depend on PYTHONHASHSEED
     )
     directory = ctx.cache.get_dir(key)
     if directory is None:

@@ -19,8 +19,41 @@ def _expected_answer(input_text: str) -> tuple[int, float]:
 
 def test_generator_args_keep_the_command_exactly() -> None:
     assert generator_args("./gen -n 5 -type 'a b'") == ["-n", "5", "-type", "a b"]
-    assert generator_args("gen -n 5") == ["-n", "5"]
+    assert generator_args("gen -n 5 -tag a#b # comment") == ["-n", "5", "-tag", "a#b"]
     assert generator_args("-n 5") == ["-n", "5"]
+    with pytest.raises(ValueError, match="redirection '>'"):
+        generator_args("./gen -n 5 > out.txt")
+
+
+def test_a_line_using_shell_syntax_is_a_named_generator_failure_the_others_make_tests(ctx: JudgeContext) -> None:
+    # Passed through, '>' 'out.txt' would be two more arguments testlib ignores: a 7th, valid test.
+    generator_cmd = problems.GENERATOR_CMD + "./gen -n 7 -max 10 > out.txt\n"
+    problem = prepare_problem(problems.record("py3", generator_cmd=generator_cmd), ctx)
+    tests = problem.tests
+    assert tests.commands == problems.COMMANDS + 1
+    assert len(tests.names) == problems.VALID_TESTS
+    assert (tests.generator_failed, tests.rejected, tests.duplicates) == (1, 1, 1)
+    assert [failure.describe() for failure in tests.generator_failures] == [
+        "line 7 './gen -n 7 -max 10 > out.txt': generator command uses a shell redirection '>': not supported"
+    ]
+    assert problem.tests_dropped == 3
+
+
+def test_a_generator_that_crashes_is_named_with_its_exit(ctx: JudgeContext) -> None:
+    problem = prepare_problem(problems.record("py3", generator_cmd=problems.GENERATOR_CMD + "./gen -n 3\n"), ctx)
+    (failure,) = problem.tests.generator_failures
+    assert (failure.number, failure.line) == (7, "./gen -n 3")
+    assert failure.error.startswith("generator failed: exit 3") and "max" in failure.error
+
+
+def test_only_refused_lines_is_no_valid_tests_naming_the_first(ctx: JudgeContext) -> None:
+    with pytest.raises(ProblemError) as info:
+        prepare_problem(problems.record("py3", generator_cmd="# none run\n./gen -n 5 -max 9 | head\n./gen -s 'a\n"), ctx)
+    assert info.value.kind == ProblemErrorKind.NO_VALID_TESTS
+    assert info.value.detail == (
+        "2 commands: 2 generator failures, 0 rejected by the validator; first generator failure: "
+        "line 2 './gen -n 5 -max 9 | head': generator command uses a shell pipe '|': not supported"
+    )
 
 
 @pytest.mark.parametrize("language", ["cpp", "py3", "java"])
