@@ -3,7 +3,7 @@
     .venv/bin/python data/build.py           # write linteval_bundled.jsonl and the README sample table
     .venv/bin/python data/build.py --check   # exit 1 when either is stale
 
-Every original is linted with the project's pinned linters (``configs/linters/``); the
+Every original is linted with the pinned linters and the default lint profile (``linteval``); the
 reference revision is taken from ``response.md`` with the pipeline's own extraction rule.
 The output is deterministic: rows sorted by sample_id, fixed key order, messages sorted,
 no timestamps and no temp paths, so two builds are byte-identical.

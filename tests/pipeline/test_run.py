@@ -46,6 +46,32 @@ def test_bundled_subset_end_to_end_into_a_local_folder(tmp_path: Path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["counts"]["rows"] == len(samples) and manifest["finished_at"]
     assert manifest["toolchain"]["tools"]["pmd"]["version"] == "7.28.0"
+    assert manifest["lint_profile"]["name"] == "linteval" and manifest["lint_profile"]["config_id"]
+
+
+def test_lint_agreement_with_the_recorded_alerts_in_rows_metrics_and_report(tmp_path: Path):
+    samples = small_mix()
+    out = Path(run(_config(str(tmp_path / "out"), samples)).output)
+    for row in _results(out):
+        # the bundled rows' recorded alerts were made with the default profile: exact agreement
+        agreement = row["lint_agreement"]
+        assert agreement["recorded"] == agreement["relinted"] == agreement["matched"] > 0, row["sample_id"]
+    metrics = json.loads((out / "metrics.json").read_text())
+    overall = metrics["lint_agreement"]["overall"]
+    assert overall["samples"] == len(samples) and overall["exact_rate"] == 1.0
+    assert set(metrics["lint_agreement"]["by_language"]) == {"cpp", "py3", "java"} & {
+        r["language"] for r in _results(out)}
+    report = (out / "report.md").read_text()
+    assert "Lint agreement: the dataset's recorded original alerts vs our re-lint" in report
+    assert "Warning" not in report
+
+
+def test_a_drifting_profile_is_reported_and_warned_about(tmp_path: Path):
+    samples = small_mix()
+    out = Path(run(_config(str(tmp_path / "out"), samples, "validation.lint_profile=broad")).output)
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["lint_agreement"]["overall"]["exact_rate"] < 0.95
+    assert "our re-lint agrees exactly with the recorded alerts" in (out / "report.md").read_text()
 
 
 def test_metrics_json_equals_a_hand_computation_from_the_shards(tmp_path: Path):
