@@ -27,6 +27,7 @@ from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
 from linteval_ray.validate.lint import LintError, Linters, LintOutcome, paper_category
 from linteval_ray.validate.lint.profiles import load_profile
+from linteval_ray.validate.lint.suppressions import neutralize_added_suppressions
 from linteval_ray.validate.metrics import lint_agreement, sample_metrics
 from linteval_ray.validate.sandbox import make_sandbox
 
@@ -100,7 +101,7 @@ class Validator:
                 jobs[w.record.language].append((w, "revised"))
         for language, items in jobs.items():
             started = time.monotonic()
-            codes = [w.record.code if side == "original" else w.revised_code for w, side in items]
+            codes = [w.record.code if side == "original" else self._scored_revision(w) for w, side in items]
             outcomes = self.linters.lint_each(language, codes)
             share = (time.monotonic() - started) / len(items)
             for (w, side), outcome in zip(items, outcomes):
@@ -112,6 +113,13 @@ class Validator:
                     self.cache_original_lint(w.record, outcome)
                 else:
                     w.revised_messages = outcome
+
+    def _scored_revision(self, w: _Work) -> str:
+        """The revision as it is linted for scoring: suppressions it added hide nothing (unless
+        ``lint_as_written``); the program itself is judged as written."""
+        scored = neutralize_added_suppressions(w.record.language, w.record.code, w.revised_code or "")
+        w.result.suppressions_added = scored.count
+        return (w.revised_code or "") if self.config.lint_as_written else scored.code
 
     def lint_originals(self, records: list[LintEvalRecord]) -> list[LintOutcome]:
         """The originals' alerts, from the content cache or one linter call per language (what
