@@ -113,5 +113,9 @@ def test_every_broken_row_gets_a_named_status_and_the_run_goes_on(tmp_path: Path
     assert rows["five_mb_revision"]["revised_code"].endswith("*/\n")  # stored whole
     assert rows["#row-8"]["error"]  # the unparsable line says why
     metrics = json.loads((Path(outcome.output) / "metrics.json").read_text())
-    assert metrics["excluded"] == sum(s in ("invalid_input", "invalid_problem") for s, _ in expected.values())
+    # Pass@1 as the card defines it: broken problems are samples (not passed), broken rows are not
+    assert metrics["excluded"] == sum(s in ("invalid_input", "infra_error") for s, _ in expected.values())
     assert metrics["statuses"]["invalid_problem"] == 6
+    assert metrics["overall"]["n"] == sum(s not in ("invalid_input", "infra_error") for s, _ in expected.values())
+    broken = {rows[s]["problem_id"] for s, (status, _) in expected.items() if status == "invalid_problem"}
+    assert set(metrics["invalid_problems"]) == broken
