@@ -9,6 +9,7 @@ import sys
 
 from linteval_ray import __version__
 from linteval_ray.config import ConfigError, RunConfig, load_config
+from linteval_ray.errors import LintEvalError
 
 DESCRIPTION = """\
 linteval-ray scores models on LintEval: a model rewrites a program (C++, Python 3 or
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"linteval-ray {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of a user error too")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="evaluate a split end to end on Ray (default: the bundled data)",
@@ -172,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except ConfigError as exc:
-        print(f"linteval-ray: config error: {exc}", file=sys.stderr)
+    except LintEvalError as exc:
+        if args.debug:
+            raise
+        kind = "config error" if isinstance(exc, ConfigError) else "error"
+        print(f"linteval-ray: {kind}: {exc}", file=sys.stderr)
         return 2

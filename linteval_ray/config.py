@@ -13,6 +13,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from linteval_ray.errors import LintEvalError
 from linteval_ray.schema.record import Language
 
 
@@ -170,7 +171,7 @@ class RunConfig(_Section):
     ray: RayConfig = Field(default_factory=RayConfig)
 
 
-class ConfigError(ValueError):
+class ConfigError(LintEvalError, ValueError):
     """A config file or override is wrong; the message names the key."""
 
 

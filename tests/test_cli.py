@@ -43,3 +43,13 @@ def test_validate_one_sample_in_process_as_json(session_cache_dir):
     assert row["verdict"] == "wrong_answer"
     assert row["validation_error"].startswith("wrong_answer")
     assert row["tests_failed"] >= 1 and row["compile_ok"] is True
+
+
+def test_a_user_error_is_one_line_and_debug_shows_the_traceback(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "linteval_ray", "run", "--dataset", str(tmp_path / "missing.jsonl")],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 2
+    assert "linteval-ray: error: cannot open" in out.stderr and "Traceback" not in out.stderr
+    debug = subprocess.run([sys.executable, "-m", "linteval_ray", "--debug", "run", "--dataset",
+                            str(tmp_path / "missing.jsonl")], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert debug.returncode != 0 and "Traceback" in debug.stderr

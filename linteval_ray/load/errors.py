@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from linteval_ray.errors import LintEvalError
+
 
 class LoadError(BaseModel):
     """One row that could not become a record; the other rows still load."""
@@ -24,5 +26,5 @@ class LoadError(BaseModel):
         return f"{where}: {self.message}"
 
 
-class SourceError(RuntimeError):
+class SourceError(LintEvalError):
     """The source as a whole cannot be read (missing, unreachable, unknown format)."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from linteval_ray.config import RunConfig
+from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.registry import build_stage
 from linteval_ray.load.loader import load_split
 from linteval_ray.load.presets import resolve_source
@@ -32,7 +33,7 @@ from linteval_ray.validate.lint.profiles import load_profile
 log = logging.getLogger(__name__)
 
 
-class RunMismatchError(RuntimeError):
+class RunMismatchError(LintEvalError):
     """The output folder holds another run (different data, model, prompt, limits or tools)."""
 
 

@@ -18,6 +18,7 @@ from string import Template
 
 import yaml
 
+from linteval_ray.errors import LintEvalError
 from linteval_ray.schema.record import Language, LintEvalRecord, LintMessage
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "configs" / "prompts"
@@ -28,7 +29,7 @@ DEFAULT_LINTERS: dict[str, str] = {"cpp": "clang-tidy", "py3": "pylint", "java":
 TOOL_NAMES: dict[str, str] = {"pmd": "PMD"}  # how a message's ``tool`` is written in prose
 
 
-class PromptError(ValueError):
+class PromptError(LintEvalError, ValueError):
     """A prompt template is missing or malformed; the message names the file."""
 
 

@@ -30,6 +30,7 @@ from fsspec.implementations.local import LocalFileSystem
 from pydantic import BaseModel, ConfigDict, Field
 
 from linteval_ray.config import StorageConfig
+from linteval_ray.errors import LintEvalError
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ GCS_SCHEMES = ("gs", "gcs")
 _CONDITIONAL_CONFLICT_CODES = ("PreconditionFailed", "ConditionalRequestConflict")
 
 
-class StorageError(RuntimeError):
+class StorageError(LintEvalError):
     """A URL cannot be served: unknown protocol, missing optional package, bad settings."""
 
 

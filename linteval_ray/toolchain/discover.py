@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from linteval_ray.errors import LintEvalError
 from linteval_ray.toolchain import pins
 from linteval_ray.toolchain.manifest import ATTRIBUTES, ToolchainManifest, manifest_of
 
@@ -21,7 +22,7 @@ INSTALL_HINT = "linteval-ray toolchain install"
 REQUIRED_TOOLS = ("gxx", "clang_tidy", "java", "javac", "pmd", "testlib")
 
 
-class ToolchainError(RuntimeError):
+class ToolchainError(LintEvalError):
     """A tool is missing or wrong; the message names it and the command that installs it."""
 
 
