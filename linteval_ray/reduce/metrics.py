@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.reduce.intervals import bootstrap_ratio, wilson
 from linteval_ray.reduce.passk import pass_at_k
 from linteval_ray.schema import LANGUAGES, ResultRow, Status
 
@@ -33,7 +34,10 @@ class GroupMetrics(BaseModel):
     n: int
     n_passed: int
     pass_at_1: float | None
+    pass_at_1_ci: list[float] | None = Field(default=None, description="95 % Wilson interval [low, high]")
     reduction_at_p: float | None
+    reduction_at_p_ci: list[float] | None = Field(
+        default=None, description="95 % bootstrap interval over samples [low, high]")
     new_at_p: float | None
     delta_line_at_p: float | None
     line_per_fix_at_p: float | None
@@ -151,11 +155,25 @@ def group_metrics(rows: Sequence[ResultRow]) -> GroupMetrics:
         n=len(rows),
         n_passed=len(passed),
         pass_at_1=_ratio(len(passed), len(rows)),
+        pass_at_1_ci=wilson(len(passed), len(rows)),
         reduction_at_p=_ratio(alerts_in - alerts_out, alerts_in),
+        reduction_at_p_ci=bootstrap_ratio(*reduction_parts(rows)),
         new_at_p=_ratio(new, alerts_in),
         delta_line_at_p=_ratio(changed, len(passed)),
         line_per_fix_at_p=_ratio(changed, fixed),
     )
+
+
+def reduction_parts(rows: Sequence[ResultRow]) -> tuple[list[float], list[float]]:
+    """Per sample (draws summed): Σ(in − out) and Σ in over its passing rows — Reduction@P's
+    numerator and denominator, the unit a bootstrap resamples."""
+    parts: dict[str, list[float]] = {}
+    for row in rows:
+        numerator_denominator = parts.setdefault(row.sample_id, [0.0, 0.0])
+        if row.pass_at_1 and row.metrics is not None:
+            numerator_denominator[0] += row.metrics.original_total_messages - row.metrics.revised_total_messages
+            numerator_denominator[1] += row.metrics.original_total_messages
+    return [p[0] for p in parts.values()], [p[1] for p in parts.values()]
 
 
 def category_metrics(rows: Sequence[ResultRow]) -> dict[str, CategoryMetrics]:

@@ -25,12 +25,17 @@ def num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-GROUP_HEADERS = ["group", "n", "passed", "Pass@1", "Reduction@P", "New@P", "ΔLine@P", "LinePerFix@P"]
+def interval(ci: list[float] | None) -> str:
+    return "-" if ci is None else f"{100 * ci[0]:.1f}–{100 * ci[1]:.1f}"
+
+
+GROUP_HEADERS = ["group", "n", "passed", "Pass@1", "95% CI", "Reduction@P", "95% CI", "New@P", "ΔLine@P",
+                 "LinePerFix@P"]
 
 
 def group_row(name: str, g: GroupMetrics) -> list[str]:
-    return [name, str(g.n), str(g.n_passed), pct(g.pass_at_1), pct(g.reduction_at_p),
-            pct(g.new_at_p), num(g.delta_line_at_p, 1), num(g.line_per_fix_at_p)]
+    return [name, str(g.n), str(g.n_passed), pct(g.pass_at_1), interval(g.pass_at_1_ci), pct(g.reduction_at_p),
+            interval(g.reduction_at_p_ci), pct(g.new_at_p), num(g.delta_line_at_p, 1), num(g.line_per_fix_at_p)]
 
 
 def metric_tables(metrics: RunMetrics) -> list[Table]:

@@ -103,3 +103,12 @@ def test_suppressions_added_are_counted():
     rows[0].suppressions_added, rows[1].suppressions_added, rows[2].suppressions_added = 3, 0, 1
     m = compute(rows)
     assert (m.suppressions.rows_with_added, m.suppressions.added) == (2, 4)
+
+
+def test_every_group_carries_its_confidence_intervals():
+    rows = [_row(f"s{i}", "cpp" if i % 2 else "py3", i % 3 != 0, 4, i % 4, 0, 1, 1) for i in range(30)]
+    m = compute(rows)
+    for group in [m.overall, *m.by_language.values()]:
+        assert group.pass_at_1_ci is not None and group.pass_at_1_ci[0] <= group.pass_at_1 <= group.pass_at_1_ci[1]
+        low, high = group.reduction_at_p_ci
+        assert low <= group.reduction_at_p <= high
