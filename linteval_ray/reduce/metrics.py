@@ -52,26 +52,26 @@ class CategoryMetrics(BaseModel):
 class AgreementMetrics(BaseModel):
     """Recorded (dataset) vs re-linted (ours) original alerts, over the samples linted."""
 
-    samples: int
-    exact: int = Field(description="samples whose two multisets are identical")
-    recorded: int
-    relinted: int
-    matched: int
-    exact_rate: float | None
-    recall: float | None = Field(description="matched / recorded: recorded alerts we find")
-    precision: float | None = Field(description="matched / relinted: our alerts the record has")
+    samples: int = 0
+    exact: int = Field(default=0, description="samples whose two multisets are identical")
+    recorded: int = 0
+    relinted: int = 0
+    matched: int = 0
+    exact_rate: float | None = None
+    recall: float | None = Field(default=None, description="matched / recorded: recorded alerts we find")
+    precision: float | None = Field(default=None, description="matched / relinted: our alerts the record has")
 
 
 class LintAgreementMetrics(BaseModel):
-    overall: AgreementMetrics
-    by_language: dict[str, AgreementMetrics]
+    overall: AgreementMetrics = Field(default_factory=AgreementMetrics)
+    by_language: dict[str, AgreementMetrics] = Field(default_factory=dict)
 
 
 class SuppressionMetrics(BaseModel):
     """Inline suppressions revisions added (they hide no alert unless validation.lint_as_written)."""
 
-    rows_with_added: int
-    added: int
+    rows_with_added: int = 0
+    added: int = 0
 
 
 class RunMetrics(BaseModel):
@@ -83,8 +83,9 @@ class RunMetrics(BaseModel):
     verdicts: dict[str, int]
     excluded: int = Field(description="rows outside n: invalid_input and infra_error")
     invalid_problems: list[str] = Field(default_factory=list, description="problems counted as not passed")
-    lint_agreement: LintAgreementMetrics
-    suppressions: SuppressionMetrics
+    # Defaults keep metrics.json files of earlier versions readable (compare, report).
+    lint_agreement: LintAgreementMetrics = Field(default_factory=LintAgreementMetrics)
+    suppressions: SuppressionMetrics = Field(default_factory=SuppressionMetrics)
     n_samples: int
     draws: int
 
