@@ -7,9 +7,9 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.languages import language, languages
 from linteval_ray.schema.record import Language, LintMessage
 
-TOOLS: dict[str, str] = {"cpp": "clang-tidy", "py3": "pylint", "java": "pmd"}
 TOP_CHECKS = 10
 
 
@@ -91,13 +91,14 @@ def compare(samples: Iterable[CalibrationSample], dataset: str, profile: dict[st
     for sample in samples:
         count += 1
         group = groups.setdefault(sample.language, (
-            ToolAgreement(language=sample.language, tool=TOOLS[sample.language]), Counter[str](), Counter[str]()))
+            ToolAgreement(language=sample.language, tool=language(sample.language).linter_tool),
+            Counter[str](), Counter[str]()))
         if sample.relinted is None:
             group[0].lint_errors += 1
             overall[0].lint_errors += 1
             continue
         _accumulate(group[0], sample, group[1], group[2])
         _accumulate(overall[0], sample, overall[1], overall[2])
-    by_language = {lang: _finish(*groups[lang]) for lang in TOOLS if lang in groups}
+    by_language = {spec.name: _finish(*groups[spec.name]) for spec in languages() if spec.name in groups}
     return CalibrationReport(dataset=dataset, profile=profile, samples=count, by_language=by_language,
                              overall=_finish(*overall))

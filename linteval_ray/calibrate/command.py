@@ -15,6 +15,7 @@ from typing import Any
 from linteval_ray.calibrate.agreement import CalibrationReport, CalibrationSample, compare
 from linteval_ray.calibrate.derive import derive_profile
 from linteval_ray.config import RunConfig, load_config
+from linteval_ray.languages import languages
 from linteval_ray.load.loader import load_split
 from linteval_ray.report.tables import Table, pct, to_text
 from linteval_ray.schema.record import LintEvalRecord, LintMessage
@@ -48,7 +49,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--derive", metavar="OUT", help="write a profile of exactly the recorded checks into OUT")
     p.add_argument("--output", "-o", default="calibration.json", help="report file (local or object store URL)")
     p.add_argument("--limit", type=int, help="at most N samples")
-    p.add_argument("--language", action="append", choices=["cpp", "py3", "java"], help="only this language")
+    p.add_argument("--language", action="append", choices=[spec.name for spec in languages()],
+                   help="only this language")
     p.add_argument("--config", "-c", help="YAML run config (storage credentials, sandbox, dataset filters)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override any config key (repeatable)")

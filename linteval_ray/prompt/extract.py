@@ -30,24 +30,25 @@ code alone (None on failure). Rules, applied in order; each says whether the dat
    left open at the end of the answer (out of tokens, or never closed) runs to the end of
    the answer exactly as written.
 6. Block choice (inferred). Of the blocks with non-blank content, the LAST one tagged with
-   the language (``cpp``/``c++``/``cc``..., ``python``/``py``/``py3``..., ``java``), failing
-   that the last untagged one, failing that the last one: models put the final version after
-   drafts and diffs. Blocks exist but all are blank: ``empty``.
+   the language (its spec's ``fence_tags``: ``cpp``/``c++``/``cc``..., ``python``/``py``/``py3``...,
+   ``java``), failing that the last untagged one, failing that the last one: models put the
+   final version after drafts and diffs. Blocks exist but all are blank: ``empty``.
 7. No fence at all: bare code (known: 1036_A_py3_0's unfenced ``raw_response`` IS its
    ``revised_code``, without a final newline, so pylint's missing-final-newline stays). The
    code is the answer exactly as given: no newline added, nothing stripped, CRLF kept. It is
-   accepted only when it is a program rather than prose (inferred), else ``no_code_block``:
+   accepted only when it is a program rather than prose (inferred), else ``no_code_block``;
+   the language's spec says which test applies (``bare_code_test``):
 
-   - py3: it compiles (``compile(..., "exec", dont_inherit=True)``, so this module's
-     ``__future__`` flags do not leak in) and at least one top-level statement does
-     something: any statement but an expression statement, or an expression statement
+   - ``python_program`` (py3): it compiles (``compile(..., "exec", dont_inherit=True)``, so
+     this module's ``__future__`` flags do not leak in) and at least one top-level statement
+     does something: any statement but an expression statement, or an expression statement
      holding a call or ``:=``. A module of bare names, constants, tuples, attributes or
      operators (``Done``, ``42``, ``Yes, done``) is prose that happens to parse: running it
      has no effect, which is what pylint calls a pointless statement.
-   - cpp, java: there is no cheap parser, so the test is conservative and only rejects text
-     that is obviously prose: it has no ``;``, ``{`` or ``}`` at all, or its first non-blank
-     line is a sentence (starts with a letter, at least three words, ends in ``:`` or ``.``,
-     no code punctuation such as ``;{}()[]<>=#"/*&|`` or ``::``). Anything else is
+   - ``not_prose`` (cpp, java): there is no cheap parser, so the test is conservative and
+     only rejects text that is obviously prose: it has no ``;``, ``{`` or ``}`` at all, or its
+     first non-blank line is a sentence (starts with a letter, at least three words, ends in
+     ``:`` or ``.``, no code punctuation such as ``;{}()[]<>=#"/*&|`` or ``::``). Anything else is
      ``kind="bare"``; the engine treats a bare cpp/java revision that fails to compile as an
      extraction failure, so prose mistaken for code is still not scored as a revision.
 
@@ -59,17 +60,14 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
+from linteval_ray.languages import language as language_spec
+from linteval_ray.languages.base import BareCodeTest
 from linteval_ray.schema.record import Language
-
-LANGUAGE_TAGS: dict[str, frozenset[str]] = {
-    "cpp": frozenset({"cpp", "c++", "cc", "cxx", "hpp", "h++", "c"}),
-    "py3": frozenset({"python", "python3", "py", "py3"}),
-    "java": frozenset({"java"}),
-}
 
 ExtractionKind = Literal["fenced", "bare", "given"]  # given: a revised_code column, no extraction
 
@@ -177,16 +175,15 @@ def fenced_blocks(text: str) -> list[CodeBlock]:
 
 def choose_block(blocks: list[CodeBlock], language: Language) -> CodeBlock:
     """The last block tagged with ``language``, else the last untagged one, else the last."""
-    tagged = [b for b in blocks if b.tag in LANGUAGE_TAGS[language]]
+    tags = language_spec(language).fence_tags
+    tagged = [b for b in blocks if b.tag in tags]
     untagged = [b for b in blocks if not b.tag]
     return (tagged or untagged or blocks)[-1]
 
 
 def is_bare_program(text: str, language: Language) -> bool:
     """True when an unfenced answer is a program, not prose (rule 7)."""
-    if language == "py3":
-        return _is_python_program(text)
-    return not _is_obvious_prose(text)
+    return _BARE_CODE_TESTS[language_spec(language).bare_code_test](text)
 
 
 def _without_ending(line: str) -> str:
@@ -240,3 +237,9 @@ def _is_obvious_prose(text: str) -> bool:
         return True
     first = next(line for line in text.splitlines() if line.strip()).strip()
     return len(first.split()) >= 3 and "::" not in first and _SENTENCE.fullmatch(first) is not None
+
+
+_BARE_CODE_TESTS: dict[BareCodeTest, Callable[[str], bool]] = {
+    "python_program": _is_python_program,
+    "not_prose": lambda text: not _is_obvious_prose(text),
+}

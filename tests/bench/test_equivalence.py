@@ -14,13 +14,14 @@ import pytest
 
 from bench.naive import NaiveHarness, reference_revision
 from linteval_ray.config import ValidationConfig
+from linteval_ray.languages.cpp import gxx_argv
 from linteval_ray.load.presets import bundled_path
 from linteval_ray.schema.record import LintEvalRecord
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.engine import Validator, default_cache_dir
 from linteval_ray.validate.judge import JudgeContext, prepare_problem
-from linteval_ray.validate.judge.compile import PCH_DIR, compile_program, cxx_argv, precompiled_headers
+from linteval_ray.validate.judge.compile import PCH_DIR, box_include_dirs, compile_program, precompiled_headers
 from linteval_ray.validate.judge.run import decide_verdict, run_tests
 from linteval_ray.validate.sandbox import Sandbox, SandboxError, make_sandbox
 
@@ -114,7 +115,7 @@ def test_the_pch_is_built_once_and_only_offered_where_it_applies(ctx: JudgeConte
     assert precompiled_headers(False, ctx.toolchain, ctx.sandbox, ctx.cache) == folder
     tools = precompiled_headers(True, ctx.toolchain, ctx.sandbox, ctx.cache)
     assert tools is not None and tools != folder and [p.name for p in tools.iterdir()] == ["testlib.h.gch"]
-    argv = cxx_argv("g++", "sol.cpp", with_testlib=True, pch=True)
+    argv = gxx_argv("g++", "sol.cpp", for_tools=True, include_dirs=box_include_dirs(with_testlib=True, pch=True))
     assert argv[argv.index(PCH_DIR) - 1] == "-I" and argv.index(PCH_DIR) < argv.index("/testlib")  # .gch first
-    assert PCH_DIR not in cxx_argv("g++", "sol.cpp")
+    assert box_include_dirs(with_testlib=False, pch=False) == ()
     assert precompiled_headers(False, ctx.toolchain, ctx.sandbox, None) is None  # no cache: no PCH

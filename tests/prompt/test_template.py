@@ -8,7 +8,7 @@ import pytest
 from linteval_ray.prompt.template import PromptError, build_messages, load_template
 from linteval_ray.schema.record import LintEvalRecord, LintMessage
 
-BUNDLED = Path(__file__).resolve().parents[2] / "data" / "linteval_bundled.jsonl"
+BUNDLED = Path(__file__).resolve().parents[2] / "linteval_ray" / "load" / "bundled" / "linteval_bundled.jsonl"
 
 
 def bundled_record(language: str) -> LintEvalRecord:
@@ -81,7 +81,7 @@ def test_version_id_names_the_version_and_pins_the_file_content(tmp_path: Path) 
     assert v1.version == "v1"
     assert v1.version_id.startswith("v1@") and len(v1.version_id) == len("v1@") + 8
     edited = tmp_path / "v1-edited.yaml"
-    edited.write_text(Path(__file__).resolve().parents[2].joinpath("configs/prompts/v1.yaml").read_text() + "\n# edit\n")
+    edited.write_text(Path(__file__).resolve().parents[2].joinpath("linteval_ray/prompt/prompts/v1.yaml").read_text() + "\n# edit\n")
     assert load_template(str(edited)).version_id != v1.version_id
 
 

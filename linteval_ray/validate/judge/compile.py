@@ -1,29 +1,12 @@
 """Compile a program (C++, Java, Python) inside the sandbox into a runnable artifact.
 
-Decisions (each one changes which programs pass, so they are fixed here):
-- C++: ``g++ -std=c++17 -O2 -pipe -DONLINE_JUDGE``. ``ONLINE_JUDGE`` is defined as on
-  Codeforces, where these programs come from: many guard ``freopen("input.txt")`` with
-  ``#ifndef ONLINE_JUDGE``. libm comes with libstdc++ (no ``-lm`` needed) and linking is
-  dynamic: the box binds the host's /usr read-only, and a static link costs ~0.3 s more
-  per compile for no gain in isolation. testlib tools get ``-O1`` instead of ``-O2``: a
-  tool compile is ~5 s of code generation for testlib's templates at -O2, ~3 s at -O1,
-  and tools only read and write text (no verdict depends on their speed beyond limits).
-- Java 17: the source file is named after its public class (a program without one is
-  ``Main.java``); the class that declares ``main`` (package-qualified) is run with
-  ``-DONLINE_JUDGE=true``, ``-Xss64m`` (deep recursion, as Codeforces) and a heap of the
-  memory limit. A JVM reserves ~1 GiB of address space beyond its heap (code cache,
-  class space, metaspace, 64 MiB stacks of every Java thread), so Java runs get
-  RLIMIT_AS = memory limit + ``JAVA_AS_OVERHEAD_MB``; the heap, not the address space,
-  is what the memory limit bounds for Java.
-- C++ and Python runs get RLIMIT_STACK = the memory limit (``prlimit --stack`` in front
-  of the program; deep recursion is common and Codeforces allows it).
-- Python 3: a ``compile()`` syntax check, inside the sandbox too (compiling hostile
-  source can exhaust memory); the program then runs from source with ``PYTHONHASHSEED=0``:
-  the iteration order of a set or dict keyed by str depends on the hash seed, so an
-  original printing one would otherwise answer differently on every run, and a revision
-  is judged under the same seed as the original's answers.
+What each language compiles and runs with (flags, file names, command lines, address-space
+overhead, environment) is in its ``linteval_ray.languages`` module; each of those decisions
+changes which programs pass. This module applies them in the box: the source is written to
+the spec's file name, the compiler runs under ``COMPILE_MEMORY_MB``, and a compiled program
+is mounted read-only at ``PROGRAM_DIR`` for its runs.
 
-Precompiled headers (only when a ``ContentCache`` is given; binaries are byte-identical):
+Precompiled headers (C++, only when a ``ContentCache`` is given; binaries are byte-identical):
 - a program that includes ``<bits/stdc++.h>`` gets ``-I /pch`` holding ``bits/stdc++.h.gch``
   (1.3 -> 0.4 s). Never force-included: that breaks valid code that does not include it
   (a global ``int count;`` becomes ambiguous). g++ itself uses the .gch only where it is
@@ -37,10 +20,10 @@ Precompiled headers (only when a ``ContentCache`` is given; binaries are byte-id
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import logging
-import errno
 import os
 import re
 import shutil
@@ -52,6 +35,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.languages import CompileRequest, LanguageSpec, RunRequest
+from linteval_ray.languages import language as language_spec
 from linteval_ray.schema.record import Language
 from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox
@@ -65,32 +50,10 @@ PROGRAM_DIR = "/prog"  # where a compiled program is mounted (read-only) in the 
 TESTLIB_DIR = "/testlib"  # where the directory holding testlib.h is mounted for tools
 PCH_DIR = "/pch"  # where a folder of precompiled headers is mounted (read-only) for g++
 
-PRLIMIT = "/usr/bin/prlimit"
-CXX_FLAGS = ("-std=c++17", "-O2", "-pipe", "-DONLINE_JUDGE")
-# testlib tools (generator, validator, checker): -O1 compiles ~40% faster than -O2 (the
-# time is code generation of testlib's templates) and runs I/O-bound tools about as fast.
-TOOL_CXX_FLAGS = ("-std=c++17", "-O1", "-pipe", "-DONLINE_JUDGE")
-CXX_BINARY = "prog"
-PY_SOURCE = "sol.py"
-JAVA_AS_OVERHEAD_MB = 1024
-JAVA_RUN_FLAGS = (
-    "-XX:+UseSerialGC",
-    "-XX:ReservedCodeCacheSize=64m",
-    "-XX:CompressedClassSpaceSize=64m",
-    "-XX:MaxMetaspaceSize=128m",
-    "-Xss64m",
-    "-DONLINE_JUDGE=true",
-)
-# javac itself is a JVM: a fixed heap, a short-lived JIT.
-JAVAC_FLAGS = ("-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-encoding", "UTF-8", "-nowarn")
 COMPILE_MEMORY_MB = 2048
 COMPILE_ERROR_CAP = 8000  # characters of compiler output kept in a result
 # What g++/ld/javac print when the work dir's disk is full.
 _NO_SPACE = b"No space left on device"
-# glibc gives every JVM thread its own 64 MiB malloc arena reservation under RLIMIT_AS.
-JAVA_ENV = {"MALLOC_ARENA_MAX": "2"}
-# str/bytes hashes (set and dict order) the same in every Python run (see module docstring).
-PY_ENV = {"PYTHONHASHSEED": "0"}
 
 
 class CompiledProgram(BaseModel):
@@ -107,24 +70,17 @@ class CompiledProgram(BaseModel):
 
     def argv(self, memory_mb: int, args: list[str] | None = None) -> list[str]:
         """Command line inside the box for a run under ``memory_mb``."""
-        extra = list(args or [])
-        # Deep recursion is common: the stack may grow to the memory limit, as on Codeforces.
-        stack = [PRLIMIT, f"--stack={memory_mb << 20}", "--"]
-        if self.language == "cpp":
-            return [*stack, f"{PROGRAM_DIR}/{self.entry}", *extra]
-        if self.language == "py3":
-            return [*stack, self.python, f"{PROGRAM_DIR}/{self.entry}", *extra]
-        return [self.java, f"-Xmx{memory_mb}m", *JAVA_RUN_FLAGS, "-cp", PROGRAM_DIR, self.entry, *extra]
+        request = RunRequest(entry=self.entry, program_dir=PROGRAM_DIR, memory_mb=memory_mb, java=self.java,
+                             python=self.python, args=tuple(args or ()))
+        return language_spec(self.language).run_argv(request)
 
     def address_space_mb(self, memory_mb: int) -> int:
-        """RLIMIT_AS for a run whose memory limit is ``memory_mb`` (see module docstring)."""
-        return memory_mb + JAVA_AS_OVERHEAD_MB if self.language == "java" else memory_mb
+        """RLIMIT_AS for a run whose memory limit is ``memory_mb`` (the runtime's overhead added)."""
+        return language_spec(self.language).address_space_mb(memory_mb)
 
     def env(self) -> dict[str, str]:
         """Environment of every run of this program (the original's and revisions' alike)."""
-        if self.language == "java":
-            return dict(JAVA_ENV)
-        return dict(PY_ENV) if self.language == "py3" else {}
+        return language_spec(self.language).run_env()
 
 
 class CompileOutcome(BaseModel):
@@ -162,23 +118,16 @@ def compile_program(
     ``cache``: where the node's precompiled headers live (None: no PCH)."""
     out_dir.mkdir(parents=True, exist_ok=False)
     started = time.monotonic()
-    mounts = [Mount(src=Path(toolchain.testlib_dir), dst=TESTLIB_DIR)] if with_testlib else []
-    if language == "cpp":
-        pch = precompiled_headers(with_testlib, toolchain, sandbox, cache) if _wants_pch(code, with_testlib) else None
-        if pch is not None:
-            mounts.append(Mount(src=pch, dst=PCH_DIR))
-        argv = cxx_argv(toolchain.gxx, "sol.cpp", with_testlib=with_testlib, pch=pch is not None)
-        source, entry = "sol.cpp", CXX_BINARY
-    elif language == "java":
-        source, main_class = java_file_and_main_class(code)
-        argv, entry = [toolchain.javac, *JAVAC_FLAGS, "-d", ".", source], main_class
-    else:
-        source, argv, entry = PY_SOURCE, [python, "-c", _PY_SYNTAX_CHECK, PY_SOURCE], PY_SOURCE
+    spec = language_spec(language)
+    mounts, include_dirs = _compiler_view(spec, code, with_testlib, toolchain, sandbox, cache)
+    command = spec.compile_command(CompileRequest(
+        code=code, gxx=toolchain.gxx, javac=toolchain.javac, python=python, for_tools=with_testlib,
+        include_dirs=include_dirs,
+    ))
     # surrogatepass: undecodable input bytes reach the compiler as the linter saw them (not an exception)
-    (out_dir / source).write_bytes(code.encode("utf-8", "surrogatepass"))
+    (out_dir / command.source).write_bytes(code.encode("utf-8", "surrogatepass"))
     limits = RunLimits(wall_s=timeout_s, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20, file_size_mb=256)
-    env = dict(JAVA_ENV) if language == "java" else None
-    result = sandbox.run(argv, workdir=out_dir, limits=limits, mounts=mounts, env=env)
+    result = sandbox.run(list(command.argv), workdir=out_dir, limits=limits, mounts=mounts, env=spec.compile_env())
     seconds = time.monotonic() - started
     if not result.ok:
         error = describe_compile_failure(result)
@@ -188,9 +137,30 @@ def compile_program(
         return CompileOutcome(error=error, timed_out=result.timed_out, seconds=seconds)
     _make_readable(out_dir)
     program = CompiledProgram(
-        language=language, artifact_dir=out_dir, entry=entry, python=python, java=toolchain.java
+        language=language, artifact_dir=out_dir, entry=command.entry, python=python, java=toolchain.java
     )
     return CompileOutcome(program=program, seconds=seconds)
+
+
+def _compiler_view(
+    spec: LanguageSpec, code: str, with_testlib: bool, toolchain: Toolchain, sandbox: Sandbox,
+    cache: ContentCache | None,
+) -> tuple[list[Mount], tuple[str, ...]]:
+    """What the compiler sees besides the source (testlib for tools, precompiled headers for
+    g++) and the include folders to search, in order."""
+    mounts = [Mount(src=Path(toolchain.testlib_dir), dst=TESTLIB_DIR)] if with_testlib else []
+    pch = None
+    if spec.precompiled_headers and _wants_pch(code, with_testlib):
+        pch = precompiled_headers(with_testlib, toolchain, sandbox, cache)
+    if pch is not None:
+        mounts.append(Mount(src=pch, dst=PCH_DIR))
+    return mounts, box_include_dirs(with_testlib=with_testlib, pch=pch is not None)
+
+
+def box_include_dirs(*, with_testlib: bool, pch: bool) -> tuple[str, ...]:
+    """The include folders in the box, in search order: the PCH folder first, so g++ finds
+    ``<header>.gch`` before the header itself."""
+    return (*([PCH_DIR] if pch else []), *([TESTLIB_DIR] if with_testlib else []))
 
 
 def compile_cached(
@@ -211,7 +181,7 @@ def compile_cached(
         language=language,
         code=code,
         toolchain=toolchain.toolchain_id,
-        flags=[cxx_flags(with_testlib), JAVAC_FLAGS, with_testlib, python if language == "py3" else None],
+        flags=_compile_key_flags(language, with_testlib, python),
     )
     meta = cache.get_json(key)
     if meta is not None:
@@ -244,19 +214,16 @@ def compile_cached(
     return outcome
 
 
-def cxx_argv(
-    gxx: str, source: str, *, with_testlib: bool = False, output: str = CXX_BINARY, pch: bool = False
-) -> list[str]:
-    """The g++ command line; the PCH folder comes first on the include path, so g++ finds
-    ``<header>.gch`` before the header itself."""
-    include = ["-I", PCH_DIR] if pch else []
-    if with_testlib:
-        include += ["-I", TESTLIB_DIR]
-    return [gxx, *cxx_flags(with_testlib), *include, "-o", output, source]
+def _compile_key_flags(language: Language, with_testlib: bool, python: str) -> list[object]:
+    """What a compile depends on besides code and toolchain. g++'s and javac's flags both, for
+    every language: coarser than needed, but it is how the cache's existing entries are keyed."""
+    interpreter = python if language_spec(language).interpreted else None
+    return [cxx_flags(with_testlib), language_spec("java").flags(with_testlib), with_testlib, interpreter]
 
 
-def cxx_flags(with_testlib: bool) -> tuple[str, ...]:
-    return TOOL_CXX_FLAGS if with_testlib else CXX_FLAGS
+def cxx_flags(for_tools: bool) -> tuple[str, ...]:
+    """g++'s flags for a submission or a testlib tool (precompiled headers must match them)."""
+    return language_spec("cpp").flags(for_tools)
 
 
 # -- precompiled headers -----------------------------------------------------------------------
@@ -319,13 +286,13 @@ def _build_pch(out: Path, for_tools: bool, toolchain: Toolchain, sandbox: Sandbo
     """g++ -x c++-header in the box, with the flags programs are compiled with."""
     if for_tools:
         mounts = [Mount(src=Path(toolchain.testlib_dir), dst=TESTLIB_DIR)]
-        argv = [toolchain.gxx, *TOOL_CXX_FLAGS, "-I", TESTLIB_DIR, "-x", "c++-header", f"{TESTLIB_DIR}/testlib.h",
+        argv = [toolchain.gxx, *cxx_flags(True), "-I", TESTLIB_DIR, "-x", "c++-header", f"{TESTLIB_DIR}/testlib.h",
                 "-o", "testlib.h.gch"]
     else:
         mounts = []
         (out / "bits").mkdir()
         (out / "stdcpp.h").write_text(STDCPP_WRAPPER)
-        argv = [toolchain.gxx, *CXX_FLAGS, "-x", "c++-header", "stdcpp.h", "-o", "bits/stdc++.h.gch"]
+        argv = [toolchain.gxx, *cxx_flags(False), "-x", "c++-header", "stdcpp.h", "-o", "bits/stdc++.h.gch"]
     limits = RunLimits(wall_s=PCH_BUILD_TIMEOUT_S, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20,
                        file_size_mb=512)
     result = sandbox.run(argv, workdir=out, limits=limits, mounts=mounts)
@@ -351,75 +318,3 @@ def describe_compile_failure(result: RunResult) -> str:
     if not text:
         text = f"compiler exited with {result.exit_code if result.exit_code is not None else f'signal {result.signal}'}"
     return text if len(text) <= COMPILE_ERROR_CAP else text[:COMPILE_ERROR_CAP] + "\n[truncated]"
-
-
-_PY_SYNTAX_CHECK = (
-    "import sys\n"
-    "src = open(sys.argv[1], 'rb').read()\n"
-    "try:\n"
-    "    compile(src, sys.argv[1], 'exec')\n"
-    "except SyntaxError as e:\n"
-    "    sys.exit(f'{e.filename}:{e.lineno}:{e.offset}: {type(e).__name__}: {e.msg}')\n"
-    "except ValueError as e:\n"  # e.g. source with NUL bytes
-    "    sys.exit(f'{sys.argv[1]}: {e}')\n"
-)
-
-# Java: enough lexing to find top-level types, ignoring comments, strings and chars.
-_JAVA_NOISE = re.compile(r'"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*[\s\S]*?\*/')
-_JAVA_TOKEN = re.compile(r"[A-Za-z_$][\w$]*|[{}();.]")
-_JAVA_TYPE_KEYWORDS = {"class", "interface", "enum", "record"}
-
-
-def java_file_and_main_class(code: str) -> tuple[str, str]:
-    """(source file name, class to run): the file is named after the public top-level type
-    (``Main.java`` when there is none); the run class is the top-level type declaring
-    ``main`` (the public one if none does), qualified with the package."""
-    tokens = _JAVA_TOKEN.findall(_JAVA_NOISE.sub(" ", code))
-    package, public_type, main_type = _scan_java_tokens(tokens)
-    file_name = f"{public_type or 'Main'}.java"
-    run_class = main_type or public_type or "Main"
-    return file_name, f"{package}.{run_class}" if package else run_class
-
-
-def _scan_java_tokens(tokens: list[str]) -> tuple[str, str | None, str | None]:
-    package = ""
-    public_type = main_type = current_type = None
-    depth = 0
-    for i, tok in enumerate(tokens):
-        if tok == "{":
-            depth += 1
-        elif tok == "}":
-            depth -= 1
-        elif depth == 0 and tok == "package" and not package:
-            package = _qualified_name(tokens, i + 1)
-        elif depth == 0 and tok in _JAVA_TYPE_KEYWORDS and i + 1 < len(tokens):
-            current_type = tokens[i + 1]
-            if "public" in _modifiers_before(tokens, i) and public_type is None:
-                public_type = current_type
-        elif tok == "main" and depth >= 1 and main_type is None and _is_main_declaration(tokens, i):
-            main_type = current_type
-    return package, public_type, main_type
-
-
-def _qualified_name(tokens: list[str], start: int) -> str:
-    parts = []
-    for tok in tokens[start:]:
-        if tok == ";":
-            break
-        parts.append(tok)
-    return "".join(parts)
-
-
-def _modifiers_before(tokens: list[str], index: int) -> set[str]:
-    modifiers = set()
-    for tok in reversed(tokens[:index]):
-        if tok in {"{", "}", ";", ")"}:
-            break
-        modifiers.add(tok)
-    return modifiers
-
-
-def _is_main_declaration(tokens: list[str], index: int) -> bool:
-    return index >= 2 and tokens[index - 1] == "void" and tokens[index + 1 : index + 2] == ["("] and (
-        "static" in tokens[max(0, index - 5) : index]
-    )

@@ -29,9 +29,10 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.languages import language as language_spec
 from linteval_ray.schema.record import Language, LintEvalRecord
 from linteval_ray.validate.judge.commands import GeneratorCommand, parse_generator_cmd, parse_line
-from linteval_ray.validate.judge.compile import PY_ENV, TOOL_CXX_FLAGS, CompiledProgram, compile_cached
+from linteval_ray.validate.judge.compile import CompiledProgram, compile_cached, cxx_flags
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
 
@@ -167,7 +168,7 @@ def build_tests(record: LintEvalRecord, ctx: JudgeContext) -> TestSet:
         validator=record.validator,
         commands=[command.model_dump() for command in commands],
         toolchain=ctx.toolchain.toolchain_id,
-        flags=TOOL_CXX_FLAGS,
+        flags=cxx_flags(for_tools=True),
         wall_s=ctx.limits.reference_time_limit_s,
         output_mb=ctx.limits.output_mb,
     )
@@ -270,6 +271,7 @@ def _generate_one(
 
 def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeContext) -> ReferenceRun:
     """The original's answers and times on ``tests`` (once per original program and test set)."""
+    spec = language_spec(language)
     key = ctx.cache.key(
         "reference",
         language=language,
@@ -279,8 +281,8 @@ def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeConte
         wall_s=ctx.limits.reference_time_limit_s,
         memory_mb=ctx.limits.memory_mb,
         output_mb=ctx.limits.output_mb,
-        python=ctx.python if language == "py3" else None,
-        python_env=PY_ENV if language == "py3" else None,  # answers depend on PYTHONHASHSEED
+        python=ctx.python if spec.interpreted else None,
+        python_env=dict(spec.output_env) or None,  # e.g. PYTHONHASHSEED: the answers depend on it
     )
     directory = ctx.cache.get_dir(key)
     if directory is None:

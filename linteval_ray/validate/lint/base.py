@@ -7,14 +7,21 @@ tolerates it, an address-space cap.
 
 from __future__ import annotations
 
-import os
 import resource
-import signal
 import subprocess
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linteval_ray.schema.record import Language, LintMessage
+from linteval_ray.validate.sandbox.process import kill_group
+
+if TYPE_CHECKING:
+    from linteval_ray.toolchain import Toolchain
+    from linteval_ray.validate.lint.profiles import LintProfile
+    from linteval_ray.validate.sandbox.base import Sandbox
+
 
 class LintError(RuntimeError):
     """The linter failed on an input (crash, timeout, unparsable output); the engine makes it an
@@ -29,12 +36,26 @@ class LintError(RuntimeError):
 LintOutcome = list[LintMessage] | LintError
 
 
+@dataclass(frozen=True, slots=True)
+class LinterSettings:
+    """How ``Linters`` runs every linter it builds (each adapter uses what applies to it)."""
+
+    jobs: int = 2  # files linted at once by tools that run one process per file
+    timeout_s: float = 120.0
+    sandbox: Sandbox | None = None  # where tools that open files the source names run
+
+
 class Linter(ABC):
     """One tool for one language; instances stay warm between batches."""
 
     tool: str
     language: Language
     file_name: str  # the stable name reported in LintMessage.file
+
+    @classmethod
+    @abstractmethod
+    def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> Linter:
+        """The linter with this profile's config file for the tool, from this toolchain."""
 
     @abstractmethod
     def lint_each(self, codes: list[str]) -> list[LintOutcome]:
@@ -67,14 +88,6 @@ def limit_address_space(pid: int, memory_mb: int | None) -> None:
         pass  # already exited
 
 
-def kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
-
-
 def run_bounded(
     argv: list[str], *, cwd: Path, timeout_s: float, tool: str, memory_mb: int | None = None
 ) -> subprocess.CompletedProcess[bytes]:
@@ -87,7 +100,8 @@ def run_bounded(
     try:
         stdout, stderr = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        kill_group(proc)
+        kill_group(proc.pid)
+        proc.wait()
         raise LintError(tool, f"timed out after {timeout_s:g} s") from None
     return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
 

@@ -12,16 +12,21 @@ import json
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel
 
+from linteval_ray import languages
 from linteval_ray.schema.record import LintMessage
 from linteval_ray.toolchain.manifest import probe_clang_tidy
-from linteval_ray.validate.lint.base import LintError, Linter, LintOutcome, run_bounded, tail
+from linteval_ray.validate.lint.base import Linter, LintError, LinterSettings, LintOutcome, run_bounded, tail
 from linteval_ray.validate.lint.categories import clang_tidy_family
 from linteval_ray.validate.sandbox.base import BOX_DIR, RunLimits, Sandbox, SandboxError
+
+if TYPE_CHECKING:
+    from linteval_ray.toolchain import Toolchain
+    from linteval_ray.validate.lint.profiles import LintProfile
 
 # clang-tidy exits 1 when the file has compile errors; those are reported as clang-diagnostic-error
 # messages, so both codes mean "ran fine".
@@ -61,7 +66,7 @@ def offset_to_line_column(starts: list[int], offset: int) -> tuple[int, int]:
 class ClangTidy(Linter):
     tool = "clang-tidy"
     language = "cpp"
-    file_name = "sol.cpp"
+    file_name = languages.language(language).source_file
 
     def __init__(self, binary: str, config: ClangTidyConfig, *, jobs: int = 2, timeout_s: float = 120.0,
                  memory_mb: int = 4096, sandbox: Sandbox | None = None) -> None:
@@ -74,6 +79,12 @@ class ClangTidy(Linter):
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
         self._version: str | None = None
+
+    @classmethod
+    def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> ClangTidy:
+        config = ClangTidyConfig.load(profile.file("clang-tidy.yaml"))
+        return cls(toolchain.clang_tidy, config, jobs=settings.jobs, timeout_s=settings.timeout_s,
+                   sandbox=settings.sandbox)
 
     def version(self) -> str:
         if self._version is None:

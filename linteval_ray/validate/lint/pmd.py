@@ -13,13 +13,18 @@ import json
 import logging
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from linteval_ray import languages
 from linteval_ray.schema.record import LintMessage
 from linteval_ray.toolchain.manifest import probe_pmd
-from linteval_ray.validate.lint.base import LintError, Linter, LintOutcome, run_bounded, tail
+from linteval_ray.validate.lint.base import Linter, LintError, LinterSettings, LintOutcome, run_bounded, tail
 from linteval_ray.validate.lint.categories import pmd_family
 from linteval_ray.validate.lint.worker import LineWorker
+
+if TYPE_CHECKING:
+    from linteval_ray.toolchain import Toolchain
+    from linteval_ray.validate.lint.profiles import LintProfile
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +35,10 @@ PARSE_EXCEPTIONS = frozenset({"ParseException", "LexException"})
 PARSE_ERROR_CHECK = "java-parse-error"
 PARSE_ERROR_TEXT = "PMD could not parse the file"
 JAVA_LANGUAGE_VERSION = "17"  # the JDK that compiles submissions
-# C1 only and serial GC: cheapest for PMD's short analyses; a bounded heap for hostile input.
-JVM_FLAGS = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx1g", "-Xss8m"]
+# PMD's own analysis JVM, not a submission's (those flags are in languages/java.py): it runs
+# outside the sandbox without RLIMIT_AS, so it is tuned for start-up and short analyses (C1
+# only, serial GC) with a heap bound against hostile input and a stack for deep parse trees.
+PMD_JVM_FLAGS = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx1g", "-Xss8m"]
 SERVER_SOURCE = Path(__file__).with_name("PmdServer.java")
 # A fresh JVM now and then bounds whatever a long-lived PMD might accumulate.
 SERVER_MAX_REQUESTS = 500
@@ -40,7 +47,7 @@ SERVER_MAX_REQUESTS = 500
 class Pmd(Linter):
     tool = "pmd"
     language = "java"
-    file_name = "Main.java"
+    file_name = languages.language(language).source_file
 
     def __init__(self, java: str, pmd_home: Path, ruleset: Path, *, timeout_s: float = 120.0) -> None:
         self.java = java
@@ -49,6 +56,10 @@ class Pmd(Linter):
         self.timeout_s = timeout_s
         self._version: str | None = None
         self._server: LineWorker | None = None
+
+    @classmethod
+    def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> Pmd:
+        return cls(toolchain.java, toolchain.pmd_home, profile.file("pmd-ruleset.xml"), timeout_s=settings.timeout_s)
 
     def version(self) -> str:
         if self._version is None:
@@ -60,14 +71,14 @@ class Pmd(Linter):
 
     def command(self, source_dir: str, report: str) -> list[str]:
         """The PMD CLI on one folder: a fresh JVM that loads everything (``lint_fresh``)."""
-        return [self.java, *JVM_FLAGS, "-cp", self.classpath(), "net.sourceforge.pmd.cli.PmdCli", "check",
+        return [self.java, *PMD_JVM_FLAGS, "-cp", self.classpath(), "net.sourceforge.pmd.cli.PmdCli", "check",
                 "-d", source_dir, "-R", str(self.ruleset), "-f", "json", "-r", report,
                 "--use-version", f"java-{JAVA_LANGUAGE_VERSION}", "--no-cache", "--no-progress"]
 
     def server(self) -> LineWorker:
         if self._server is None or not self._server.alive or self._server.requests >= SERVER_MAX_REQUESTS:
             self.close()
-            argv = [self.java, *JVM_FLAGS, "-cp", self.classpath(), str(SERVER_SOURCE), str(self.ruleset),
+            argv = [self.java, *PMD_JVM_FLAGS, "-cp", self.classpath(), str(SERVER_SOURCE), str(self.ruleset),
                     JAVA_LANGUAGE_VERSION]
             self._server = LineWorker(argv, tool=self.tool)
         return self._server

@@ -13,12 +13,17 @@ import logging
 import tempfile
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from linteval_ray import languages
 from linteval_ray.schema.record import LintMessage
-from linteval_ray.validate.lint.base import LintError, Linter, LintOutcome
+from linteval_ray.validate.lint.base import Linter, LintError, LinterSettings, LintOutcome
 from linteval_ray.validate.lint.categories import pylint_family
 from linteval_ray.validate.lint.worker import LineWorker
+
+if TYPE_CHECKING:
+    from linteval_ray.toolchain import Toolchain
+    from linteval_ray.validate.lint.profiles import LintProfile
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +33,7 @@ ERROR_TYPES = frozenset({"error", "fatal"})
 class Pylint(Linter):
     tool = "pylint"
     language = "py3"
-    file_name = "sol.py"
+    file_name = languages.language(language).source_file
 
     def __init__(self, python: str, rcfile: Path, *, timeout_s: float = 120.0, memory_mb: int | None = 4096) -> None:
         self.python = python
@@ -36,6 +41,10 @@ class Pylint(Linter):
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
         self._worker: LineWorker | None = None
+
+    @classmethod
+    def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> Pylint:
+        return cls(toolchain.python, profile.file("pylintrc"), timeout_s=settings.timeout_s)
 
     def version(self) -> str:
         return importlib.metadata.version("pylint")

@@ -1,14 +1,12 @@
-"""``Linters``: one warm linter per language (cpp -> clang-tidy, py3 -> pylint, java -> PMD)."""
+"""``Linters``: one warm linter per language, of the adapter class the language's spec names."""
 
 from __future__ import annotations
 
+from linteval_ray.languages import language as language_spec
 from linteval_ray.schema.record import Language, LintMessage
 from linteval_ray.toolchain import Toolchain
-from linteval_ray.validate.lint.base import Linter, LintOutcome
-from linteval_ray.validate.lint.clang_tidy import ClangTidy, ClangTidyConfig
-from linteval_ray.validate.lint.pmd import Pmd
+from linteval_ray.validate.lint.base import Linter, LinterSettings, LintOutcome
 from linteval_ray.validate.lint.profiles import LintProfile, load_profile
-from linteval_ray.validate.lint.pylint import Pylint
 from linteval_ray.validate.sandbox.base import Sandbox
 
 
@@ -25,20 +23,14 @@ class Linters:
         self._linters: dict[str, Linter] = {}
 
     def linter(self, language: Language) -> Linter:
+        """The warm linter of ``language``; ``UnknownLanguageError`` (a ValueError) for an unknown one."""
         if language not in self._linters:
             self._linters[language] = self._make(language)
         return self._linters[language]
 
     def _make(self, language: Language) -> Linter:
-        tc, profile = self.toolchain, self.profile
-        if language == "cpp":
-            config = ClangTidyConfig.load(profile.file("clang-tidy.yaml"))
-            return ClangTidy(tc.clang_tidy, config, jobs=self.jobs, timeout_s=self.timeout_s, sandbox=self.sandbox)
-        if language == "py3":
-            return Pylint(tc.python, profile.file("pylintrc"), timeout_s=self.timeout_s)
-        if language == "java":
-            return Pmd(tc.java, tc.pmd_home, profile.file("pmd-ruleset.xml"), timeout_s=self.timeout_s)
-        raise ValueError(f"no linter for language {language!r}")
+        settings = LinterSettings(jobs=self.jobs, timeout_s=self.timeout_s, sandbox=self.sandbox)
+        return language_spec(language).linter_class().from_profile(self.toolchain, self.profile, settings)
 
     def lint(self, language: Language, codes: list[str]) -> list[list[LintMessage]]:
         """Messages per code, in order; raises ``LintError`` if the linter failed on any of them."""

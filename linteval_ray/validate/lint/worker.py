@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from linteval_ray.validate.lint.base import LintError, kill_group, limit_address_space
+from linteval_ray.validate.lint.base import LintError, limit_address_space
+from linteval_ray.validate.sandbox.process import kill_group
 
 STARTUP_TIMEOUT_S = 120.0  # a JVM on a busy node can take tens of seconds
 
@@ -66,4 +67,5 @@ class LineWorker:
 
     def kill(self) -> None:
         self._selector.close()
-        kill_group(self.proc)
+        kill_group(self.proc.pid)
+        self.proc.wait()

@@ -18,24 +18,6 @@ from linteval_ray.validate.sandbox.rlimits import RlimitSandbox
 if TYPE_CHECKING:
     from linteval_ray.toolchain import Toolchain
 
-# Address space the JVM reserves beyond its heap with ``jvm_box_flags`` (measured:
-# ~350-400 MB for JDK 17): give java/javac RLIMIT_AS = heap + this.
-JVM_AS_OVERHEAD_MB = 512
-
-
-def jvm_box_flags(heap_mb: int) -> list[str]:
-    """Flags that let java start under RLIMIT_AS (by default it reserves GBs);
-    for javac prefix each with ``-J``. No hsperfdata files in /tmp."""
-    return [
-        f"-Xmx{heap_mb}m",
-        "-XX:+UseSerialGC",
-        "-XX:ReservedCodeCacheSize=64m",
-        "-XX:CompressedClassSpaceSize=64m",
-        "-XX:MaxMetaspaceSize=128m",
-        "-XX:-UsePerfData",
-    ]
-
-
 def make_sandbox(
     kind: str = "bwrap",
     *,
@@ -84,7 +66,6 @@ def _dedupe(paths: list[Path]) -> list[Path]:
 
 __all__ = [
     "BOX_DIR",
-    "JVM_AS_OVERHEAD_MB",
     "BwrapSandbox",
     "Mount",
     "RlimitSandbox",
@@ -92,6 +73,5 @@ __all__ = [
     "RunResult",
     "Sandbox",
     "SandboxError",
-    "jvm_box_flags",
     "make_sandbox",
 ]

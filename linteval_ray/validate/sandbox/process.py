@@ -8,6 +8,7 @@ deadlock in multi-threaded processes such as Ray actors.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import math
 import os
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult, SandboxError
 
-PRLIMIT = "/usr/bin/prlimit"
+PRLIMIT = "/usr/bin/prlimit"  # util-linux: sets rlimits, then execs the command
 
 # The fixed environment of every run; nothing of the host's leaks in (no AWS_*, tokens).
 # MALLOC_ARENA_MAX: glibc reserves 64 MB of address space per thread arena, so
@@ -181,13 +182,13 @@ def _supervise(proc: subprocess.Popen[bytes], limits: RunLimits, started: float)
             if out.output_exceeded:
                 break
         # Stop everything still alive (the program, or a daemon it left behind).
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         if exited:
             _drain(sel, limits.output_bytes, out)
     finally:
         # Also on errors: never leave the group running. Before wait4, so the
         # group id cannot have been reused yet.
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         sel.close()
         os.close(pidfd)
     _, out.status, out.rusage = os.wait4(proc.pid, 0)
@@ -221,11 +222,12 @@ def _drain(sel: selectors.BaseSelector, cap: int, out: _Outcome) -> None:
                 return
 
 
-def _kill_group(pgid: int) -> None:
-    try:
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process of group ``pgid`` (a child started with ``start_new_session``);
+    a group already gone, or whose processes now run as another uid, is left alone. The caller
+    reaps the leader afterwards, so the group id cannot have been reused meanwhile."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _classify(out: _Outcome, limits: RunLimits, exit_code_signals: bool) -> RunResult:

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox, SandboxError
-from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, run_limited
+from linteval_ray.validate.sandbox.process import PRLIMIT, build_env, prlimit_argv, run_limited
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +34,8 @@ class RlimitSandbox(Sandbox):
                 "the 'rlimits' sandbox does not isolate untrusted programs; set "
                 "validation.allow_unsafe_sandbox: true (allow_unsafe=True) to use it anyway"
             )
-        if not os.access("/usr/bin/prlimit", os.X_OK):
-            raise SandboxError("/usr/bin/prlimit (util-linux) is needed to set rlimits")
+        if not os.access(PRLIMIT, os.X_OK):
+            raise SandboxError(f"{PRLIMIT} (util-linux) is needed to set rlimits")
         log.warning(UNSAFE_WARNING, os.geteuid())
 
     def run(

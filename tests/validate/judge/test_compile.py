@@ -7,34 +7,7 @@ from pathlib import Path
 import pytest
 
 from linteval_ray.validate.judge import JudgeContext, compile_cached, compile_program
-from linteval_ray.validate.judge.compile import java_file_and_main_class
 from linteval_ray.validate.sandbox import RunLimits
-
-
-@pytest.mark.parametrize(
-    ("code", "expected"),
-    [
-        ("public class Solution { public static void main(String[] a) {} }", ("Solution.java", "Solution")),
-        ("class Main { public static void main(String[] a) {} }", ("Main.java", "Main")),
-        # No public class: the file is Main.java, the class declaring main is run.
-        ("class Helper {}\nclass Runner { public static void main(String... a) {} }", ("Main.java", "Runner")),
-        # The public class is not the one with main; comments and strings mention other classes.
-        (
-            '// public class Fake\nclass A { static public void main(String[] x) { String s = "public class B {"; } }\n'
-            "public final class Util { static class Inner {} }",
-            ("Util.java", "A"),
-        ),
-        (
-            "package cf.round;\nimport java.util.*;\n/* class X { */\npublic class Task {\n"
-            "  static class Reader {}\n  public static void main(String[] args) { char c = '{'; }\n}",
-            ("Task.java", "cf.round.Task"),
-        ),
-    ],
-)
-def test_java_file_is_named_after_the_public_class_and_main_class_is_run(
-    code: str, expected: tuple[str, str]
-) -> None:
-    assert java_file_and_main_class(code) == expected
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from linteval_ray.validate.sandbox import JVM_AS_OVERHEAD_MB, BwrapSandbox, Mount, RunLimits, jvm_box_flags
+from linteval_ray.languages import CompileRequest, RunRequest, language
+from linteval_ray.validate.sandbox import BOX_DIR, BwrapSandbox, Mount, RunLimits, RunResult
 
 CPP = r"""
 #include "twice.h"
@@ -38,6 +39,7 @@ public class Main {
 """
 
 COMPILE = RunLimits(wall_s=120, memory_mb=2048, nproc=64)
+JAVA_MEMORY_MB = 256
 
 
 @pytest.fixture(scope="module")
@@ -73,30 +75,33 @@ def test_cpp_allocation_failure_is_flagged_as_memory(sandbox: BwrapSandbox, cpp_
 
 @pytest.fixture(scope="module")
 def java_classes(sandbox: BwrapSandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """javac in the box, with the judge's flags and environment, under the judge's compile limit."""
     workdir = tmp_path_factory.mktemp("java")
-    (workdir / "Main.java").write_text(JAVA)
-    flags = [f"-J{flag}" for flag in jvm_box_flags(256)]
-    r = sandbox.run(
-        ["javac", *flags, "Main.java"],
-        workdir=workdir,
-        limits=RunLimits(wall_s=120, memory_mb=256 + JVM_AS_OVERHEAD_MB),
-    )
+    java = language("java")
+    command = java.compile_command(CompileRequest(code=JAVA, gxx="g++", javac="javac", python="python3"))
+    (workdir / command.source).write_text(JAVA)
+    r = sandbox.run(list(command.argv), workdir=workdir, limits=COMPILE, env=java.compile_env())
     assert r.ok, (r.stdout + r.stderr).decode()
     return workdir
 
 
-def java_limits() -> RunLimits:
-    return RunLimits(wall_s=30, memory_mb=256 + JVM_AS_OVERHEAD_MB)
+def java_run(sandbox: BwrapSandbox, classes: Path, stdin: bytes) -> RunResult:
+    """``Main`` as the judge runs it: heap = the memory limit, RLIMIT_AS = limit + the JVM's overhead."""
+    java = language("java")
+    argv = java.run_argv(RunRequest(entry="Main", program_dir=BOX_DIR, memory_mb=JAVA_MEMORY_MB, java="java",
+                                    python="python3"))
+    limits = RunLimits(wall_s=30, memory_mb=java.address_space_mb(JAVA_MEMORY_MB))
+    return sandbox.run(argv, workdir=classes, limits=limits, stdin=stdin, env=java.run_env())
 
 
 def test_java_compiles_and_runs_under_a_memory_limit(sandbox: BwrapSandbox, java_classes: Path) -> None:
-    r = sandbox.run(["java", *jvm_box_flags(256), "-cp", ".", "Main"], workdir=java_classes, limits=java_limits(), stdin=b"5\n")
+    r = java_run(sandbox, java_classes, b"5\n")
     assert r.ok, (r.stdout + r.stderr).decode()
     assert r.stdout == b"15\n"
 
 
 def test_java_heap_exhaustion_is_flagged_as_memory(sandbox: BwrapSandbox, java_classes: Path) -> None:
-    r = sandbox.run(["java", *jvm_box_flags(256), "-cp", ".", "Main"], workdir=java_classes, limits=java_limits(), stdin=b"-1\n")
+    r = java_run(sandbox, java_classes, b"-1\n")
     assert r.exit_code == 1
     assert b"java.lang.OutOfMemoryError" in r.stderr
     assert r.memory_exceeded

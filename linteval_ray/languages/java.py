@@ -1,0 +1,145 @@
+"""Java 17: compiled by javac, run by the JVM, linted by PMD.
+
+The source file is named after its public top-level type (a program without one is
+``Main.java``); the type that declares ``main`` (package-qualified) is run with
+``-DONLINE_JUDGE=true``, ``-Xss64m`` (deep recursion, as Codeforces) and a heap of the memory
+limit. Under RLIMIT_AS a JVM needs address space well beyond its heap: the code cache, class
+space and metaspace are capped below (64 + 64 + 128 MiB), every Java thread reserves its 64
+MiB stack, and glibc would reserve a 64 MiB malloc arena per thread (``MALLOC_ARENA_MAX``).
+So Java runs get RLIMIT_AS = memory limit + ``AS_OVERHEAD_MB``: the heap, not the address
+space, is what the memory limit bounds for Java. (JDK 17 with these flags needs ~950 MB beyond
+its heap to start, ~450 MB without ``-Xss64m``: the thread stacks take the difference.)
+
+javac is a JVM too, started with a fixed heap and a short-lived JIT; it runs under the judge's
+compile memory limit.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from linteval_ray.languages.base import CompileCommand, CompileRequest, LanguageSpec, RunRequest, frozen_env
+from linteval_ray.languages.registry import register_language
+
+if TYPE_CHECKING:
+    from linteval_ray.validate.lint.base import Linter
+
+DEFAULT_SOURCE_FILE = "Main.java"
+AS_OVERHEAD_MB = 1024
+RUN_FLAGS = (
+    "-XX:+UseSerialGC",  # no parallel GC threads, each with its own stack and arena
+    "-XX:ReservedCodeCacheSize=64m",  # the defaults reserve 240 MiB and 1 GiB: caps that fit RLIMIT_AS
+    "-XX:CompressedClassSpaceSize=64m",
+    "-XX:MaxMetaspaceSize=128m",
+    "-Xss64m",
+    "-DONLINE_JUDGE=true",
+)
+JAVAC_FLAGS = ("-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-encoding", "UTF-8", "-nowarn")
+# glibc gives every JVM thread its own 64 MiB malloc arena reservation under RLIMIT_AS.
+RUNTIME_ENV = {"MALLOC_ARENA_MAX": "2"}
+
+
+def compile_command(request: CompileRequest) -> CompileCommand:
+    source, main_class = java_file_and_main_class(request.code)
+    return CompileCommand(source=source, argv=(request.javac, *JAVAC_FLAGS, "-d", ".", source), entry=main_class)
+
+
+def run_argv(request: RunRequest) -> list[str]:
+    return [
+        request.java,
+        f"-Xmx{request.memory_mb}m",
+        *RUN_FLAGS,
+        "-cp",
+        request.program_dir,
+        request.entry,
+        *request.args,
+    ]
+
+
+def pmd() -> type[Linter]:
+    from linteval_ray.validate.lint.pmd import Pmd  # here: the lint package imports this one
+
+    return Pmd
+
+
+# Enough lexing to find top-level types, ignoring comments, strings and chars.
+_NOISE = re.compile(r'"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*[\s\S]*?\*/')
+_TOKEN = re.compile(r"[A-Za-z_$][\w$]*|[{}();.]")
+_TYPE_KEYWORDS = {"class", "interface", "enum", "record"}
+
+
+def java_file_and_main_class(code: str) -> tuple[str, str]:
+    """(source file name, class to run): the file is named after the public top-level type
+    (``Main.java`` when there is none); the run class is the top-level type declaring
+    ``main`` (the public one if none does), qualified with the package."""
+    tokens = _TOKEN.findall(_NOISE.sub(" ", code))
+    package, public_type, main_type = _scan_tokens(tokens)
+    file_name = f"{public_type}.java" if public_type else DEFAULT_SOURCE_FILE
+    run_class = main_type or public_type or "Main"
+    return file_name, f"{package}.{run_class}" if package else run_class
+
+
+def _scan_tokens(tokens: list[str]) -> tuple[str, str | None, str | None]:
+    package = ""
+    public_type = main_type = current_type = None
+    depth = 0
+    for i, tok in enumerate(tokens):
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+        elif depth == 0 and tok == "package" and not package:
+            package = _qualified_name(tokens, i + 1)
+        elif depth == 0 and tok in _TYPE_KEYWORDS and i + 1 < len(tokens):
+            current_type = tokens[i + 1]
+            if "public" in _modifiers_before(tokens, i) and public_type is None:
+                public_type = current_type
+        elif tok == "main" and depth >= 1 and main_type is None and _is_main_declaration(tokens, i):
+            main_type = current_type
+    return package, public_type, main_type
+
+
+def _qualified_name(tokens: list[str], start: int) -> str:
+    parts = []
+    for tok in tokens[start:]:
+        if tok == ";":
+            break
+        parts.append(tok)
+    return "".join(parts)
+
+
+def _modifiers_before(tokens: list[str], index: int) -> set[str]:
+    modifiers = set()
+    for tok in reversed(tokens[:index]):
+        if tok in {"{", "}", ";", ")"}:
+            break
+        modifiers.add(tok)
+    return modifiers
+
+
+def _is_main_declaration(tokens: list[str], index: int) -> bool:
+    return index >= 2 and tokens[index - 1] == "void" and tokens[index + 1 : index + 2] == ["("] and (
+        "static" in tokens[max(0, index - 5) : index]
+    )
+
+
+JAVA = LanguageSpec(
+    name="java",
+    display_name="Java",
+    prompt_fence_tag="java",
+    fence_tags=frozenset({"java"}),
+    bare_code_test="not_prose",
+    source_file=DEFAULT_SOURCE_FILE,
+    linter_tool="pmd",
+    linter_name="PMD",
+    linter_class=pmd,
+    compile_command=compile_command,
+    run_argv=run_argv,
+    compile_flags=JAVAC_FLAGS,
+    tool_compile_flags=JAVAC_FLAGS,
+    address_space_overhead_mb=AS_OVERHEAD_MB,
+    runtime_env=frozen_env(RUNTIME_ENV),
+)
+
+register_language(JAVA)
