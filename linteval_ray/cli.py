@@ -84,15 +84,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from linteval_ray.validate.inprocess import validate_in_process
+    from linteval_ray.pipeline.local import describe, validate_in_process
 
     rows = validate_in_process(_config(args))
     if args.json:
         for row in rows:
             print(row.model_dump_json())
         return 0
-    from linteval_ray.validate.inprocess import describe
-
     for row in rows:
         print(describe(row), end="\n\n")
     return 0
@@ -100,9 +98,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_reduce(args: argparse.Namespace) -> int:
     from linteval_ray.reduce.reduce import reduce_run
+    from linteval_ray.report.render import write_report
     from linteval_ray.report.tables import metric_tables, to_text
 
-    reduction = reduce_run(args.output.rstrip("/"), load_config(args.config).storage)
+    storage = load_config(args.config).storage
+    reduction = reduce_run(args.output.rstrip("/"), storage)
+    write_report(reduction.output, reduction.results, reduction.metrics, storage)
     for table in metric_tables(reduction.metrics):
         print(to_text(table), end="\n\n")
     return 0

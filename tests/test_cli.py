@@ -53,3 +53,21 @@ def test_a_user_error_is_one_line_and_debug_shows_the_traceback(tmp_path):
     debug = subprocess.run([sys.executable, "-m", "linteval_ray", "--debug", "run", "--dataset",
                             str(tmp_path / "missing.jsonl")], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert debug.returncode != 0 and "Traceback" in debug.stderr
+
+
+def test_reduce_writes_metrics_results_and_the_report(tmp_path):
+    from linteval_ray.schema import ResultRow, Status, Verdict
+    from linteval_ray.schema.result import SampleMetrics
+    from linteval_ray.store.shards import write_rows
+
+    metrics = SampleMetrics(original_total_messages=3, revised_total_messages=1, original_loc=10)
+    write_rows(str(tmp_path), [
+        ResultRow(sample_id="a", row_id="a/0", language="cpp", status=Status.EVALUATED, pass_at_1=True,
+                  verdict=Verdict.PASSED, metrics=metrics),
+        ResultRow(sample_id="b", row_id="b/0", status=Status.INVALID_INPUT, error="bad row"),
+    ], None)
+    out = _cli("reduce", str(tmp_path))
+    assert out.returncode == 0, out.stderr[-2000:]
+    for name in ("metrics.json", "results.parquet", "report.md", "report.html"):
+        assert (tmp_path / name).is_file(), name
+    assert json.loads((tmp_path / "metrics.json").read_text())["excluded"] == 1

@@ -1,59 +1,47 @@
-"""The generation stage interface every backend implements.
+"""The contract every generation backend implements.
 
-A stage maps a Ray Dataset of prompts to a Ray Dataset of responses. Input rows
-carry ``row_id, sample_id, draw, language, record_json`` (the validated
-LintEval record as JSON) and any other columns, which are kept. Output rows add:
-
-- ``raw_response``: the model's text (None when the backend gives code directly)
-- ``revised_code``: code given directly (replay of a ``revised_code`` column), else None
-- ``tokens_used``: generated tokens, when known
-- ``generation_error``: why generation failed for this row (None on success)
-- ``model``: the model / backend name recorded in results
-
-A failure on one row is that row's ``generation_error``; it never fails the job.
+A backend gives the pipeline one ``Stage``: input rows (``linteval_ray.schema.rows.InputRow``
+columns, plus any others, which are kept) in, the same rows with the ``Generation`` columns
+added out. It also names the model and the prompt version it used, for the manifest and
+every result row. A failure on one row is that row's ``generation_error``; it never fails
+the job.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import ClassVar
 
-if TYPE_CHECKING:
-    import pyarrow as pa
-    import ray.data
+import pyarrow as pa
 
-GENERATION_TYPES = {
-    "raw_response": "string",
-    "revised_code": "string",
-    "tokens_used": "int64",
-    "generation_error": "string",
-    "model": "string",
-}
-GENERATION_COLUMNS = tuple(GENERATION_TYPES)
+from linteval_ray.pipeline.stage import Stage
+from linteval_ray.schema.rows import Generation, generation_schema
 
 
-def with_generation_columns(batch: "pa.Table", values: list[dict[str, Any]]) -> "pa.Table":
-    """``batch`` plus the generation columns, typed explicitly so that a batch whose values
-    are all None still has the same schema as every other batch."""
-    import pyarrow as pa
+class GenerationBackend(ABC):
+    """Turns prompt rows into response rows through the ``Stage`` it builds."""
 
-    for name, type_name in GENERATION_TYPES.items():
-        column = pa.array([v.get(name) for v in values], type=pa.type_for_alias(type_name))
-        if name in batch.column_names:
-            batch = batch.set_column(batch.column_names.index(name), name, column)
-        else:
-            batch = batch.append_column(name, column)
-    return batch
+    name: ClassVar[str]
 
-
-class GenerationStage(ABC):
-    """Turns prompt rows into response rows (see the module docstring for columns)."""
-
-    name: str
+    @property
+    @abstractmethod
+    def prompt_version(self) -> str | None:
+        """``v1@<digest>``: the versioned prompt sent to the model; None if no prompt of ours was used."""
 
     @abstractmethod
-    def apply(self, ds: "ray.data.Dataset") -> "ray.data.Dataset":
-        """Add the generation columns to every row of ``ds``."""
+    def stage(self) -> Stage:
+        """The pipeline stage adding the generation columns to every row."""
 
     def model_name(self) -> str:
         return self.name
+
+
+def with_generation_columns(batch: pa.Table, values: Sequence[Generation]) -> pa.Table:
+    """``batch`` plus the generation columns (replacing any of that name), typed by the one
+    generation schema, so that a batch whose values are all None has the same schema as every other."""
+    for field in generation_schema():
+        column = pa.array([getattr(v, field.name) for v in values], type=field.type)
+        index = batch.schema.get_field_index(field.name)
+        batch = batch.set_column(index, field, column) if index >= 0 else batch.append_column(field, column)
+    return batch

@@ -15,21 +15,20 @@ import json
 import logging
 import os
 import random
-import socket
 import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pyarrow as pa
 
 from linteval_ray.config import EndpointConfig, GenerationConfig, SamplingConfig
-from linteval_ray.generate.base import GenerationStage
+from linteval_ray.generate.base import GenerationBackend, with_generation_columns
+from linteval_ray.pipeline.stage import BatchStage
 from linteval_ray.prompt.template import build_messages, load_template
-from linteval_ray.schema.record import LintEvalRecord
-
-if TYPE_CHECKING:
-    import ray.data
+from linteval_ray.schema.rows import Generation, generation_schema, record_of
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +62,8 @@ class Completion:
     completion_tokens: int | None
 
 
-class EndpointStage(GenerationStage):
-    """``GenerationStage`` calling an OpenAI-compatible chat completions endpoint."""
+class EndpointBackend(GenerationBackend):
+    """Generation by an OpenAI-compatible chat completions endpoint."""
 
     name = "endpoint"
 
@@ -72,18 +71,23 @@ class EndpointStage(GenerationStage):
         if not cfg.endpoint.url:
             raise ValueError("generation.endpoint.url is required, e.g. http://127.0.0.1:8000/v1")
         self.cfg = cfg
-        self.prompt_version_id = load_template(cfg.prompt_version).version_id
+        self._prompt_version = load_template(cfg.prompt_version).version_id
+
+    @property
+    def prompt_version(self) -> str:
+        return self._prompt_version
 
     def model_name(self) -> str:
         return self.cfg.endpoint.model or f"endpoint:{self.cfg.endpoint.url}"
 
-    def apply(self, ds: "ray.data.Dataset") -> "ray.data.Dataset":
-        import ray.data
+    def stage(self) -> BatchStage:
+        from ray.data import ActorPoolStrategy
 
         endpoint = self.cfg.endpoint
         key = os.environ.get(endpoint.api_key_env)
-        return ds.map_batches(
-            EndpointCaller,
+        return BatchStage(
+            name=self.name,
+            fn=EndpointCaller,
             fn_constructor_kwargs={
                 "endpoint": endpoint,
                 "sampling": self.cfg.sampling,
@@ -91,10 +95,11 @@ class EndpointStage(GenerationStage):
                 "model_name": self.model_name(),
                 "api_key": Secret(key) if key else None,
             },
-            batch_size=4 * endpoint.concurrency,
-            batch_format="pyarrow",
-            compute=ray.data.ActorPoolStrategy(size=1),
-            num_cpus=ACTOR_NUM_CPUS,
+            map_batches_kwargs={"batch_size": 4 * endpoint.concurrency, "batch_format": "pyarrow",
+                                "compute": ActorPoolStrategy(size=1), "num_cpus": ACTOR_NUM_CPUS},
+            required_columns=("record_json", "draw"),
+            output_schema=generation_schema(),
+            keeps_input_columns=True,
         )
 
 
@@ -117,30 +122,22 @@ class EndpointCaller:
         self.api_key = api_key or (Secret(worker_key) if worker_key else None)
         self.pool = ThreadPoolExecutor(max_workers=endpoint.concurrency, thread_name_prefix="endpoint")
 
-    def __call__(self, batch: Any) -> Any:  # pyarrow.Table in and out
+    def __call__(self, batch: pa.Table) -> pa.Table:
         rows = batch.select(["record_json", "draw"]).to_pylist()
-        results = list(self.pool.map(self.generate_row, rows))
-        columns = {
-            "raw_response": [r[0] for r in results],
-            "revised_code": [None] * len(results),
-            "tokens_used": [r[1] for r in results],
-            "generation_error": [r[2] for r in results],
-            "model": [self.model_name] * len(results),
-        }
-        return _replace_columns(batch, columns)
+        return with_generation_columns(batch, list(self.pool.map(self.generate_row, rows)))
 
-    def generate_row(self, row: dict[str, Any]) -> tuple[str | None, int | None, str | None]:
-        """(raw_response, tokens_used, generation_error) for one prompt row."""
+    def generate_row(self, row: dict[str, Any]) -> Generation:
+        """The generation columns of one prompt row."""
         try:
-            record = LintEvalRecord.model_validate_json(row["record_json"])
-            payload = self.payload(build_messages(record, self.prompt_version), int(row.get("draw") or 0))
-        except Exception as exc:  # a bad row is that row's error, not the job's
-            return None, None, f"prompt: {type(exc).__name__}: {exc}"
+            payload = self.payload(build_messages(record_of(row), self.prompt_version), int(row.get("draw") or 0))
+        except Exception as exc:  # noqa: BLE001 - a bad row is that row's error, not the job's
+            return Generation(model=self.model_name, generation_error=f"prompt: {type(exc).__name__}: {exc}")
         try:
             completion = self.complete(payload)
         except RequestFailed as exc:
-            return None, None, f"endpoint: {exc}"
-        return completion.text, completion.completion_tokens, None
+            return Generation(model=self.model_name, generation_error=f"endpoint: {exc}")
+        return Generation(raw_response=completion.text, tokens_used=completion.completion_tokens,
+                          model=self.model_name)
 
     def payload(self, messages: list[dict[str, str]], draw: int) -> dict[str, Any]:
         s = self.sampling
@@ -167,10 +164,10 @@ class EndpointCaller:
                 if exc.code not in RETRY_STATUSES:
                     raise RequestFailed(reason) from None
                 delay = self.backoff(attempt, exc.headers.get("Retry-After"))
-            except (TimeoutError, socket.timeout) as exc:
+            except TimeoutError as exc:
                 reason, delay = f"timeout after {self.endpoint.timeout_s:g} s ({exc})", self.backoff(attempt)
             except urllib.error.URLError as exc:
-                if isinstance(exc.reason, (TimeoutError, socket.timeout)):
+                if isinstance(exc.reason, TimeoutError):
                     reason = f"timeout after {self.endpoint.timeout_s:g} s"
                 else:
                     reason = f"connection error: {exc.reason}"
@@ -178,7 +175,8 @@ class EndpointCaller:
             except (ConnectionError, OSError) as exc:
                 reason, delay = f"connection error: {exc}", self.backoff(attempt)
             if attempt + 1 < attempts:
-                log.warning("endpoint request failed (%s); retry %d/%d in %.2f s", reason, attempt + 1, attempts - 1, delay)
+                log.warning("endpoint request failed (%s); retry %d/%d in %.2f s", reason, attempt + 1,
+                            attempts - 1, delay)
                 time.sleep(delay)
         raise RequestFailed(f"{reason} (after {attempts} attempts)")
 
@@ -193,17 +191,18 @@ class EndpointCaller:
             method="POST",
         )
         with urllib.request.urlopen(request, timeout=self.endpoint.timeout_s) as response:
-            return json.loads(response.read())
+            body: dict[str, Any] = json.loads(response.read())
+        return body
 
     def backoff(self, attempt: int, retry_after: str | None = None) -> float:
         """Seconds before retry ``attempt + 1``: Retry-After if given, else exponential with jitter."""
-        cap = self.endpoint.max_backoff_s
+        cap = float(self.endpoint.max_backoff_s)
         if retry_after is not None:
             try:
                 return min(max(float(retry_after), 0.0), cap)
             except ValueError:
                 pass  # an HTTP date: fall back to our own schedule
-        return min(self.endpoint.backoff_s * 2**attempt, cap) * random.uniform(0.5, 1.0)
+        return min(self.endpoint.backoff_s * 2.0**attempt, cap) * random.uniform(0.5, 1.0)
 
 
 def parse_completion(body: dict[str, Any]) -> Completion:
@@ -222,17 +221,5 @@ def parse_completion(body: dict[str, Any]) -> Completion:
 def _body_excerpt(exc: urllib.error.HTTPError) -> str:
     try:
         return exc.read().decode(errors="replace")[:ERROR_BODY_CHARS].strip()
-    except Exception:  # the body is only decoration for the message
+    except Exception:  # noqa: BLE001 - the body is only decoration for the message
         return exc.reason or ""
-
-
-def _replace_columns(table: Any, columns: dict[str, list[Any]]) -> Any:
-    import pyarrow as pa
-
-    types = {"raw_response": pa.string(), "revised_code": pa.string(), "tokens_used": pa.int64(),
-             "generation_error": pa.string(), "model": pa.string()}
-    for name, values in columns.items():
-        array = pa.array(values, type=types[name])
-        index = table.schema.get_field_index(name)
-        table = table.set_column(index, name, array) if index >= 0 else table.append_column(name, array)
-    return table

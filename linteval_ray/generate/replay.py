@@ -12,17 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from linteval_ray.generate.base import GenerationStage, with_generation_columns
-from linteval_ray.schema import LintEvalRecord
+from linteval_ray.generate.base import GenerationBackend, with_generation_columns
+from linteval_ray.pipeline.stage import BatchStage
 from linteval_ray.schema.record import to_unicode
+from linteval_ray.schema.rows import Generation, generation_schema, record_of
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    import ray.data
 
     from linteval_ray.config import StorageConfig
 
 REFERENCE_MODEL = "reference-revision"
+REPLAY_NUM_CPUS = 0.1  # a dictionary lookup per row
 
 
 class Prediction(BaseModel):
@@ -44,68 +45,75 @@ class Prediction(BaseModel):
         return to_unicode(value) if isinstance(value, str) else value
 
 
-class ReplayStage(GenerationStage):
+Predictions = dict[tuple[str, int], Prediction]  # (sample_id, draw) → its prediction
+
+
+class ReplayBackend(GenerationBackend):
     """Attach recorded responses to prompt rows (no model involved)."""
 
     name = "replay"
 
     def __init__(self, predictions: list[Prediction] | None = None, model: str | None = None):
-        self._predictions = (
+        self._predictions: Predictions | None = (
             None if predictions is None else {(p.sample_id, p.draw): p for p in predictions}
         )
         self._model = model or (REFERENCE_MODEL if predictions is None else "predictions")
 
+    @property
+    def prompt_version(self) -> None:
+        """Replay sent no prompt of ours."""
+        return None
+
     def model_name(self) -> str:
         return self._model
 
-    def apply(self, ds: "ray.data.Dataset") -> "ray.data.Dataset":
-        lookup, model = self._predictions, self._model
-        return ds.map_batches(
+    def stage(self) -> BatchStage:
+        return BatchStage(
+            name=self.name,
+            fn=replay_batch,
+            fn_kwargs={"lookup": self._predictions, "model": self._model},
             # batch_size=None keeps the input's blocks: merging them would starve the validation pool.
-            lambda batch: _replay_batch(batch, lookup, model), batch_format="pyarrow", batch_size=None,
-            num_cpus=0.1,
+            map_batches_kwargs={"batch_format": "pyarrow", "batch_size": None, "num_cpus": REPLAY_NUM_CPUS},
+            required_columns=("sample_id", "draw", "record_json"),
+            output_schema=generation_schema(),
+            keeps_input_columns=True,
         )
 
-    def replay_table(self, table: "pa.Table") -> "pa.Table":
-        """The same, on one Arrow table in this process (``linteval-ray validate``)."""
-        return _replay_batch(table, self._predictions, self._model)
+
+def replay_batch(batch: pa.Table, lookup: Predictions | None, model: str) -> pa.Table:
+    """One batch of prompt rows with their recorded responses."""
+    return with_generation_columns(batch, [_replay_row(row, lookup, model) for row in batch.to_pylist()])
 
 
-def _replay_batch(batch: "pa.Table", lookup: dict | None, model: str) -> "pa.Table":
-    values = [_replay_row(row, lookup, model) for row in batch.to_pylist()]
-    return with_generation_columns(batch, values)
-
-
-def _replay_row(row: dict[str, Any], lookup: dict | None, model: str) -> dict[str, Any]:
-    if lookup is None:
-        record = LintEvalRecord.model_validate_json(row["record_json"])
-        prediction = Prediction(
-            sample_id=record.sample_id,
-            raw_response=record.raw_response or None,
-            # The dataset's revised_code is what ITS extraction produced; re-extract from the
-            # response when there is one so replay exercises our extraction too.
-            revised_code=None if record.raw_response else (record.revised_code or None),
-            tokens_used=record.tokens_used,
-        )
-    else:
-        prediction = lookup.get((row["sample_id"], row["draw"]))
+def _replay_row(row: dict[str, Any], lookup: Predictions | None, model: str) -> Generation:
+    prediction = _dataset_revision(row) if lookup is None else lookup.get((row["sample_id"], row["draw"]))
     if prediction is None:
-        return {
-            "raw_response": None, "revised_code": None, "tokens_used": None, "model": model,
-            "generation_error": f"no prediction for sample {row['sample_id']} draw {row['draw']}",
-        }
-    return {
-        "raw_response": prediction.raw_response,
-        "revised_code": prediction.revised_code,
-        "tokens_used": prediction.tokens_used,
-        "generation_error": None
-        if prediction.raw_response is not None or prediction.revised_code is not None
-        else "prediction has neither raw_response nor revised_code",
-        "model": prediction.model or model,
-    }
+        missing = f"no prediction for sample {row['sample_id']} draw {row['draw']}"
+        return Generation(generation_error=missing, model=model)
+    given = prediction.raw_response is not None or prediction.revised_code is not None
+    return Generation(
+        raw_response=prediction.raw_response,
+        revised_code=prediction.revised_code,
+        tokens_used=prediction.tokens_used,
+        generation_error=None if given else "prediction has neither raw_response nor revised_code",
+        model=prediction.model or model,
+    )
 
 
-def load_predictions(url: str, storage: "StorageConfig | None" = None) -> list[Prediction]:
+def _dataset_revision(row: dict[str, Any]) -> Prediction:
+    """The reference revision the dataset row itself carries."""
+    record = record_of(row)
+    return Prediction(
+        sample_id=record.sample_id,
+        raw_response=record.raw_response or None,
+        # The dataset's revised_code is what ITS extraction produced; re-extract from the
+        # response when there is one so replay exercises our extraction too.
+        revised_code=None if record.raw_response else (record.revised_code or None),
+        tokens_used=record.tokens_used,
+    )
+
+
+def load_predictions(url: str, storage: StorageConfig | None = None) -> list[Prediction]:
     """Read a predictions JSONL or Parquet file; a malformed line names its line number."""
     import json
 

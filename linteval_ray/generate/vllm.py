@@ -29,9 +29,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from linteval_ray.config import GenerationConfig, VLLMConfig
-from linteval_ray.generate.base import GENERATION_COLUMNS, GenerationStage
+from linteval_ray.generate.base import GenerationBackend
+from linteval_ray.pipeline.stage import ProcessorStage
 from linteval_ray.prompt.template import build_messages, load_template
-from linteval_ray.schema.record import LintEvalRecord
+from linteval_ray.schema.rows import GENERATION_COLUMNS, Generation, generation_schema, record_of
 
 if TYPE_CHECKING:
     import ray.data
@@ -54,8 +55,8 @@ CPU_ENGINE_DEFAULTS: dict[str, Any] = {
 CPU_STAGE_NUM_CPUS = 0.1  # chat template / tokenize / detokenize actors are light
 
 
-class VLLMStage(GenerationStage):
-    """``GenerationStage`` on vLLM engine replicas (GPU, or CPU with ``cpu_only``)."""
+class VLLMBackend(GenerationBackend):
+    """Generation on vLLM engine replicas (GPU, or CPU with ``cpu_only``)."""
 
     name = "vllm"
 
@@ -64,7 +65,11 @@ class VLLMStage(GenerationStage):
             raise ValueError("generation.vllm.model is required (a local path, s3:// path or hub id)")
         self.cfg = cfg
         self.vllm: VLLMConfig = cfg.vllm
-        self.prompt_version_id = load_template(cfg.prompt_version).version_id
+        self._prompt_version = load_template(cfg.prompt_version).version_id
+
+    @property
+    def prompt_version(self) -> str:
+        return self._prompt_version
 
     def model_name(self) -> str:
         lora = self.lora_request_name()
@@ -77,7 +82,7 @@ class VLLMStage(GenerationStage):
             return None
         return posixpath.basename(lora.rstrip("/")) if lora.startswith(REMOTE_SCHEMES) else lora
 
-    def processor_config(self) -> "vLLMEngineProcessorConfig":
+    def processor_config(self) -> vLLMEngineProcessorConfig:
         from ray.data.llm import vLLMEngineProcessorConfig
 
         v = self.vllm
@@ -113,10 +118,15 @@ class VLLMStage(GenerationStage):
             **extra,
         )
 
-    def apply(self, ds: "ray.data.Dataset") -> "ray.data.Dataset":
+    def stage(self) -> ProcessorStage:
+        return ProcessorStage(name=self.name, processor=self.generate, required_columns=("record_json", "draw"),
+                              output_schema=generation_schema(), keeps_input_columns=True)
+
+    def generate(self, ds: ray.data.Dataset) -> ray.data.Dataset:
+        """The ray.data.llm processor over ``ds``, each row cut to its input + generation columns."""
         from ray.data.llm import build_processor
 
-        map_kwargs = {"num_cpus": CPU_STAGE_NUM_CPUS} if self.vllm.cpu_only else {}
+        map_kwargs: dict[str, Any] = {"num_cpus": CPU_STAGE_NUM_CPUS} if self.vllm.cpu_only else {}
         processor = build_processor(
             self.processor_config(),
             preprocess=partial(
@@ -137,9 +147,8 @@ def prompt_row(row: dict[str, Any], *, prompt_version: str, sampling: dict[str, 
     params = sampling_params(sampling, int(row.get("draw") or 0))
     out: dict[str, Any] = {INPUT_COLUMNS_KEY: list(row), "model": model, PROMPT_ERROR_KEY: ""}
     try:
-        record = LintEvalRecord.model_validate_json(row["record_json"])
-        out["messages"] = build_messages(record, prompt_version)
-    except Exception as exc:  # a bad row must not fail the job: it becomes its generation_error
+        out["messages"] = build_messages(record_of(row), prompt_version)
+    except Exception as exc:  # noqa: BLE001 - a bad row must not fail the job: it becomes its generation_error
         out[PROMPT_ERROR_KEY] = f"prompt: {type(exc).__name__}: {exc}"
         out["messages"] = [{"role": "user", "content": "-"}]
         params["max_tokens"] = 1
@@ -163,15 +172,12 @@ def sampling_params(sampling: dict[str, Any], draw: int) -> dict[str, Any]:
 def generation_row(data: dict[str, Any], *, model: str) -> dict[str, Any]:
     """Postprocess (successful engine rows): the generation columns, input columns kept."""
     prompt_error = data.get(PROMPT_ERROR_KEY) or None
-    return {
-        **input_columns(data),
-        INPUT_COLUMNS_KEY: data[INPUT_COLUMNS_KEY],
-        "raw_response": None if prompt_error else data.get("generated_text", ""),
-        "revised_code": None,
-        "tokens_used": None if prompt_error else int(data.get("num_generated_tokens") or 0),
-        "generation_error": prompt_error,
-        "model": model,
-    }
+    if prompt_error:
+        generation = Generation(generation_error=prompt_error, model=model)
+    else:
+        generation = Generation(raw_response=data.get("generated_text", ""),
+                                tokens_used=int(data.get("num_generated_tokens") or 0), model=model)
+    return {**input_columns(data), INPUT_COLUMNS_KEY: data[INPUT_COLUMNS_KEY], **generation.model_dump()}
 
 
 def finish_row(row: dict[str, Any], *, model: str) -> dict[str, Any]:
@@ -180,13 +186,12 @@ def finish_row(row: dict[str, Any], *, model: str) -> dict[str, Any]:
     Rows that failed in the engine bypassed postprocess, and Ray Data unifies the
     schemas of rows sharing a block, so every row may carry the other kind's keys.
     """
-    out = input_columns(row)
     error = row.get(INFERENCE_ERROR_KEY)
     if error:
-        out.update(raw_response=None, revised_code=None, tokens_used=None, generation_error=f"vllm: {error}", model=model)
+        generation = Generation(generation_error=f"vllm: {error}", model=model).model_dump()
     else:
-        out.update({name: row[name] for name in GENERATION_COLUMNS})
-    return out
+        generation = {name: row[name] for name in GENERATION_COLUMNS}
+    return {**input_columns(row), **generation}
 
 
 def input_columns(row: dict[str, Any]) -> dict[str, Any]:

@@ -1,17 +1,40 @@
-"""Turn loaded records into pipeline input rows (one per sample and draw).
-
-Rows carry the validated record as JSON (``record_json``): Arrow then needs no
-schema for the record's nested, heterogeneous fields, and each stage parses it
-back into a ``LintEvalRecord`` when it needs more than the ids.
-"""
+"""The prologue of every evaluation: load the split, one input row per sample and draw, and a
+result row for every input row that failed to load (``run`` and ``validate`` share it)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from linteval_ray.load.loader import LoadError
+from linteval_ray.config import RunConfig
+from linteval_ray.load.errors import LoadError
+from linteval_ray.load.loader import LoadResult, load_split
+from linteval_ray.load.presets import resolve_source
 from linteval_ray.schema import LintEvalRecord, ResultRow, Status
+from linteval_ray.schema.rows import InputRow
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What an evaluation starts from."""
+
+    loaded: LoadResult
+    rows: list[dict[str, Any]]  # InputRow columns, one row per (sample, draw)
+    invalid: list[ResultRow]  # one per (malformed input row, draw)
+
+
+def load_inputs(config: RunConfig) -> Inputs:
+    """Load and validate the configured split, so every malformed row gets a named error."""
+    loaded = load_split(resolve_source(config.dataset.source), config.dataset, config.storage)
+    for error in loaded.errors:
+        log.warning("input row skipped: %s", error)
+    draws = config.generation.n
+    return Inputs(loaded=loaded, rows=input_rows(loaded.records, draws),
+                  invalid=invalid_input_rows(loaded.errors, draws, {r.sample_id for r in loaded.records}))
 
 
 def input_rows(records: Iterable[LintEvalRecord], draws: int) -> list[dict[str, Any]]:
@@ -20,17 +43,7 @@ def input_rows(records: Iterable[LintEvalRecord], draws: int) -> list[dict[str, 
     rows = []
     for record in sorted(records, key=lambda r: (r.language, r.problem_id, r.sample_id)):
         record_json = record.model_dump_json()
-        for draw in range(draws):
-            rows.append(
-                {
-                    "row_id": ResultRow.make_row_id(record.sample_id, draw),
-                    "sample_id": record.sample_id,
-                    "draw": draw,
-                    "problem_id": record.problem_id,
-                    "language": record.language,
-                    "record_json": record_json,
-                }
-            )
+        rows += [InputRow.of(record, draw, record_json).model_dump() for draw in range(draws)]
     return rows
 
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
+from collections.abc import Sequence
+
+from linteval_ray.schema import Status
 
 log = logging.getLogger("linteval_ray.progress")
 
@@ -21,20 +24,22 @@ def _duration(seconds: float) -> str:
 
 
 class Progress:
+    """Counts validated rows by status; logs a line every ``every_s`` seconds and at the end."""
+
     def __init__(self, total: int, already_done: int = 0, every_s: float = 10.0):
         self.total = total
         self.already_done = already_done
         self.done = 0
         self.passed = 0
-        self.statuses: Counter[str] = Counter()
+        self.statuses: Counter[Status] = Counter()
         self._every_s = every_s
         self._start = time.monotonic()
         self._last = 0.0
 
-    def update(self, statuses: list[str], passed: list[bool]) -> None:
+    def update(self, statuses: Sequence[str], passed: Sequence[bool]) -> None:
         self.done += len(statuses)
         self.passed += sum(bool(p) for p in passed)
-        self.statuses.update(statuses)
+        self.statuses.update(Status(s) for s in statuses)
         now = time.monotonic()
         if now - self._last >= self._every_s or self.done == self.total:
             self._last = now
@@ -45,7 +50,8 @@ class Progress:
         rate = self.done / elapsed
         eta = (self.total - self.done) / rate if rate > 0 else float("inf")
         eta_text = _duration(eta) if eta != float("inf") else "?"
-        others = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items()) if k != "evaluated")
+        # Rows that were not evaluated are named by status: they are what to look into.
+        others = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items()) if k != Status.EVALUATED)
         return (
             f"validated {self.done}/{self.total} rows ({rate:.2f}/s, ETA {eta_text}); "
             f"passed {self.passed}" + (f"; {others}" if others else "")

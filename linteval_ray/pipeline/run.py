@@ -2,8 +2,10 @@
 
 The driver loads and validates the split (so every malformed row gets a named
 error and a result row), skips rows already written by an earlier attempt of
-the same run, streams the rest through Ray Data — generate → validate (CPU actor
-pool) → store (atomic shards) — and finishes with the reduction and the report.
+the same run, streams the rest through Ray Data — a list of three stages,
+generate (the backend's) → validate (CPU actor pool) → store (atomic shards),
+checked against each other and applied in turn — and finishes with the
+reduction and the report.
 """
 
 from __future__ import annotations
@@ -14,21 +16,30 @@ import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
 
 from linteval_ray.config import RunConfig
 from linteval_ray.errors import LintEvalError
-from linteval_ray.generate.registry import build_stage
-from linteval_ray.load.loader import load_split
+from linteval_ray.generate.base import GenerationBackend
+from linteval_ray.generate.registry import build_backend
+from linteval_ray.load.loader import LoadResult
 from linteval_ray.load.presets import resolve_source
-from linteval_ray.pipeline.inputs import input_rows, invalid_input_rows
+from linteval_ray.pipeline.inputs import Inputs, load_inputs
 from linteval_ray.pipeline.progress import Progress
+from linteval_ray.pipeline.stage import Stage, check_chain
+from linteval_ray.pipeline.stages import store_stage, validation_stage
 from linteval_ray.reduce.reduce import Reduction, reduce_run
+from linteval_ray.report.render import write_report
+from linteval_ray.schema.rows import INPUT_COLUMNS
 from linteval_ray.store import manifest as manifests
 from linteval_ray.store.shards import done_row_ids, write_rows
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.lint.profiles import load_profile
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 log = logging.getLogger(__name__)
 
@@ -67,41 +78,45 @@ def dataset_digest(records_json: list[str], errors: list[str]) -> str:
 
 
 def run(config: RunConfig) -> RunOutcome:
+    """Evaluate the configured split into its run folder (resuming an earlier attempt)."""
     run_name, output = resolve_output(config)
-    source = resolve_source(config.dataset.source)
-    log.info("run %s: dataset %s -> %s", run_name, source, output)
-
-    loaded = load_split(source, config.dataset, config.storage)
-    for error in loaded.errors:
-        log.warning("input row skipped: %s", error)
-    rows = input_rows(loaded.records, config.generation.n)
-    invalid = invalid_input_rows(loaded.errors, config.generation.n, {r.sample_id for r in loaded.records})
-
+    log.info("run %s: dataset %s -> %s", run_name, resolve_source(config.dataset.source), output)
+    inputs = load_inputs(config)
     toolchain = Toolchain.discover()
-    stage = build_stage(config.generation, config.storage)
-    manifest = _start_manifest(config, run_name, output, source, loaded, toolchain, stage)
+    generation = build_backend(config.generation, config.storage)
+    manifest = _start_manifest(config, run_name, output, inputs.loaded, toolchain, generation)
 
     _init_ray(config)
-    done = done_row_ids(output, config.storage)
-    write_rows(output, [r for r in invalid if r.row_id not in done], config.storage)
-    todo = [r for r in rows if r["row_id"] not in done]
-    log.info(
-        "%d samples x %d draws = %d rows; %d already done, %d to evaluate, %d invalid input rows",
-        len(loaded.records), config.generation.n, len(rows), len(rows) - len(todo), len(todo), len(invalid),
-    )
+    todo = _rows_to_do(config, output, inputs)
     if todo:
-        _execute(config, output, stage, todo, already_done=len(rows) - len(todo))
+        stages = [generation.stage(), validation_stage(config, generation.prompt_version),
+                  store_stage(config, output)]
+        _execute(stages, todo, config.validation.pool.batch_size, already_done=len(inputs.rows) - len(todo))
 
     reduction = reduce_run(output, config.storage)
-    manifest.finished_at = manifests.now()
-    manifest.counts = {"rows": reduction.rows, "duplicates_dropped": reduction.duplicates,
-                       **reduction.metrics.statuses}
-    manifests.write_manifest(manifest, config.storage)
-    return RunOutcome(output=output, resumed_rows=len(rows) - len(todo), new_rows=len(todo),
+    write_report(output, reduction.results, reduction.metrics, config.storage)
+    _finish_manifest(manifest, reduction, config)
+    return RunOutcome(output=output, resumed_rows=len(inputs.rows) - len(todo), new_rows=len(todo),
                       reduction=reduction)
 
 
-def _start_manifest(config, run_name, output, source, loaded, toolchain, stage) -> manifests.Manifest:
+def _rows_to_do(config: RunConfig, output: str, inputs: Inputs) -> list[dict[str, Any]]:
+    """The input rows no earlier attempt of this run wrote; the invalid-input rows not yet
+    written are written now (they need no evaluation)."""
+    done = done_row_ids(output, config.storage)
+    write_rows(output, [r for r in inputs.invalid if r.row_id not in done], config.storage)
+    todo = [r for r in inputs.rows if r["row_id"] not in done]
+    log.info(
+        "%d samples x %d draws = %d rows; %d already done, %d to evaluate, %d invalid input rows",
+        len(inputs.loaded.records), config.generation.n, len(inputs.rows), len(inputs.rows) - len(todo),
+        len(todo), len(inputs.invalid),
+    )
+    return todo
+
+
+def _start_manifest(config: RunConfig, run_name: str, output: str, loaded: LoadResult, toolchain: Toolchain,
+                    generation: GenerationBackend) -> manifests.Manifest:
+    """The run's manifest, written before any work; refuses a folder holding another run."""
     dataset_sha = dataset_digest([r.model_dump_json() for r in loaded.records], [str(e) for e in loaded.errors])
     profile = load_profile(config.validation.lint_profile)
     fingerprint = manifests.fingerprint(config, dataset_sha, toolchain.toolchain_id, profile.config_id)
@@ -116,10 +131,10 @@ def _start_manifest(config, run_name, output, source, loaded, toolchain, stage) 
         output=output,
         config=manifests.redacted_config(config),
         fingerprint=fingerprint,
-        dataset_url=source,
+        dataset_url=loaded.source,
         dataset_sha256=dataset_sha,
-        prompt_version=_prompt_version(stage) or "none (replay)",
-        model=stage.model_name(),
+        prompt_version=generation.prompt_version or "none (replay)",
+        model=generation.model_name(),
         backend=config.generation.backend,
         toolchain=toolchain.manifest().model_dump(mode="json"),
         lint_profile=profile.summary(),
@@ -131,9 +146,11 @@ def _start_manifest(config, run_name, output, source, loaded, toolchain, stage) 
     return manifest
 
 
-def _prompt_version(stage) -> str | None:
-    """``v1@<digest>`` for backends that prompt a model; replay used no prompt of ours."""
-    return getattr(stage, "prompt_version_id", None)
+def _finish_manifest(manifest: manifests.Manifest, reduction: Reduction, config: RunConfig) -> None:
+    manifest.finished_at = manifests.now()
+    manifest.counts = {"rows": reduction.rows, "duplicates_dropped": reduction.duplicates,
+                       **reduction.metrics.statuses}
+    manifests.write_manifest(manifest, config.storage)
 
 
 def _init_ray(config: RunConfig) -> None:
@@ -150,51 +167,17 @@ def _init_ray(config: RunConfig) -> None:
     ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=True)
 
 
-def _pool_size(config: RunConfig) -> tuple[int, int]:
-    import ray
-
-    pool = config.validation.pool
-    if pool.max_actors is not None:
-        return pool.min_actors, max(pool.min_actors, pool.max_actors)
-    cpus = ray.cluster_resources().get("CPU", 1.0)
-    most = max(1, int((cpus - 0.5) // pool.num_cpus))
-    return min(pool.min_actors, most), most
-
-
-def _execute(config: RunConfig, output: str, stage, todo: list[dict], already_done: int) -> None:
+def _execute(stages: list[Stage], todo: list[dict[str, Any]], batch_size: int, already_done: int) -> None:
+    """Stream ``todo`` through the stages; the last one's summary rows drive the progress log."""
     import ray.data
-    from ray.data import ActorPoolStrategy
 
-    from linteval_ray.pipeline.stages import ValidateBatch, store_batch
-
-    pool = config.validation.pool
-    min_actors, max_actors = _pool_size(config)
-    blocks = max(1, min(len(todo), len(todo) // max(1, pool.batch_size)))
-    ds = ray.data.from_items(todo, override_num_blocks=blocks)
-    ds = stage.apply(ds)
-    ds = ds.map_batches(
-        ValidateBatch,
-        fn_constructor_kwargs={
-            "validation": config.validation,
-            "storage": config.storage,
-            "prompt_version": _prompt_version(stage),
-        },
-        compute=ActorPoolStrategy(min_size=min_actors, max_size=max_actors),
-        batch_size=pool.batch_size,
-        batch_format="pyarrow",
-        num_cpus=pool.num_cpus,
-        # Ray Data restarts a dead actor and retries its batch (max_restarts / max_task_retries
-        # default to -1 for actor pools): a killed worker delays rows, it never loses them.
-        resources=pool.resources or None,
-    )
-    ds = ds.map_batches(
-        store_batch,
-        fn_kwargs={"output": output, "storage": config.storage},
-        batch_size=config.validation.pool.store_batch_size,
-        batch_format="pyarrow",
-        num_cpus=0.1,
-    )
+    check_chain(stages, INPUT_COLUMNS)
+    blocks = max(1, min(len(todo), len(todo) // max(1, batch_size)))
+    ds: ray.data.Dataset = ray.data.from_items(todo, override_num_blocks=blocks)
+    for stage in stages:
+        ds = stage.apply(ds)
     progress = Progress(total=len(todo), already_done=already_done)
     for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
-        progress.update(batch.column("status").to_pylist(), batch.column("pass_at_1").to_pylist())
+        summary = cast("pa.Table", batch)  # batch_format="pyarrow"
+        progress.update(summary.column("status").to_pylist(), summary.column("pass_at_1").to_pylist())
     log.info(progress.line())

@@ -1,14 +1,20 @@
-"""``linteval-ray reduce OUTPUT``: shards → metrics.json, results.parquet, report."""
+"""Shards → ``metrics.json`` and ``results.parquet``: the reduction of one run.
+
+Pure in the layering sense: the report is written by the caller (``linteval-ray run``,
+``linteval-ray reduce``) from the reduction's rows and metrics; ``report`` imports this
+package, never the other way round.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from linteval_ray.config import StorageConfig
 from linteval_ray.reduce.metrics import RunMetrics, compute
+from linteval_ray.schema import ResultRow
 from linteval_ray.store.fs import write_bytes_atomic
 from linteval_ray.store.shards import read_rows, write_results_table
 
@@ -22,19 +28,17 @@ class Reduction(BaseModel):
     rows: int
     duplicates: int
     metrics: RunMetrics
+    results: list[ResultRow] = Field(default_factory=list, exclude=True, repr=False,
+                                     description="the deduplicated rows, for the report")
 
 
-def reduce_run(output: str, storage: StorageConfig | None = None, report: bool = True) -> Reduction:
+def reduce_run(output: str, storage: StorageConfig | None = None) -> Reduction:
     rows, duplicates = read_rows(output, storage)
     metrics = compute(rows)
     body = json.dumps(metrics.model_dump(mode="json"), indent=2, sort_keys=True).encode()
     write_bytes_atomic(f"{output}/{METRICS_FILE}", body, storage)
     write_results_table(output, rows, storage)
-    if report:
-        from linteval_ray.report.render import write_report
-
-        write_report(output, rows, metrics, storage)
     for warning in metrics.warnings():
         log.warning("%s", warning)
     log.info("reduced %d rows (%d duplicates dropped) into %s/%s", len(rows), duplicates, output, METRICS_FILE)
-    return Reduction(output=output, rows=len(rows), duplicates=duplicates, metrics=metrics)
+    return Reduction(output=output, rows=len(rows), duplicates=duplicates, metrics=metrics, results=rows)

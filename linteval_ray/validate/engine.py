@@ -14,14 +14,16 @@ import shutil
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from linteval_ray.config import StorageConfig, ValidationConfig
 from linteval_ray.prompt.extract import Extraction, ExtractionFailure, extract
-from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
+from linteval_ray.schema import Language, LintEvalRecord, LintMessage, ResultRow, Status, Verdict
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.result import Limits, Timings
+from linteval_ray.schema.rows import InputRow, record_of
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
@@ -84,40 +86,39 @@ class Validator:
 
     def evaluate(self, record: LintEvalRecord, generation: dict[str, Any], draw: int = 0) -> ResultRow:
         """One record and its generation columns (``raw_response``, ``revised_code``, ...)."""
-        row = {"record_json": record.model_dump_json(), "draw": draw, **generation}
-        return self.evaluate_batch([row])[0]
+        return self.evaluate_batch([{**InputRow.of(record, draw).model_dump(), **generation}])[0]
 
     # -- steps -----------------------------------------------------------------------------------
 
     def _lint(self, work: list[_Work]) -> None:
         """Originals (cached by content: they do not depend on the model) and revisions, in one
         linter call per language, so a batch costs one linter start (one PMD JVM)."""
-        jobs: dict[str, list[tuple[_Work, str]]] = defaultdict(list)
+        jobs: dict[Language, list[tuple[_Work, str]]] = defaultdict(list)
         for w in work:
-            w.original_messages = self.cached_original_lint(w.record)
+            w.original_messages = self.cached_original_lint(w.parsed)
             if w.original_messages is None:
-                jobs[w.record.language].append((w, "original"))
+                jobs[w.parsed.language].append((w, "original"))
             if w.judgeable:
-                jobs[w.record.language].append((w, "revised"))
+                jobs[w.parsed.language].append((w, "revised"))
         for language, items in jobs.items():
             started = time.monotonic()
-            codes = [w.record.code if side == "original" else self._scored_revision(w) for w, side in items]
+            codes = [w.parsed.code if side == "original" else self._scored_revision(w) for w, side in items]
             outcomes = self.linters.lint_each(language, codes)
             share = (time.monotonic() - started) / len(items)
-            for (w, side), outcome in zip(items, outcomes):
+            for (w, side), outcome in zip(items, outcomes, strict=True):  # one outcome per code
                 w.timings.lint_s += share
                 if isinstance(outcome, LintError):
                     w.fail(Status.INFRA_ERROR, f"lint of the {side} program failed: {outcome}")
                 elif side == "original":
                     w.original_messages = outcome
-                    self.cache_original_lint(w.record, outcome)
+                    self.cache_original_lint(w.parsed, outcome)
                 else:
                     w.revised_messages = outcome
 
     def _scored_revision(self, w: _Work) -> str:
         """The revision as it is linted for scoring: suppressions it added hide nothing (unless
         ``lint_as_written``); the program itself is judged as written."""
-        scored = neutralize_added_suppressions(w.record.language, w.record.code, w.revised_code or "")
+        scored = neutralize_added_suppressions(w.parsed.language, w.parsed.code, w.revised_code or "")
         w.result.suppressions_added = scored.count
         return (w.revised_code or "") if self.config.lint_as_written else scored.code
 
@@ -125,12 +126,13 @@ class Validator:
         """The originals' alerts, from the content cache or one linter call per language (what
         ``calibrate`` needs; a run after it finds every original already linted)."""
         outcomes: list[LintOutcome | None] = [self.cached_original_lint(r) for r in records]
-        todo: dict[str, list[int]] = defaultdict(list)
+        todo: dict[Language, list[int]] = defaultdict(list)
         for index, outcome in enumerate(outcomes):
             if outcome is None:
                 todo[records[index].language].append(index)
         for language, indexes in todo.items():
-            for index, outcome in zip(indexes, self.linters.lint_each(language, [records[i].code for i in indexes])):
+            linted = self.linters.lint_each(language, [records[i].code for i in indexes])
+            for index, outcome in zip(indexes, linted, strict=True):  # one outcome per code
                 outcomes[index] = outcome
                 if not isinstance(outcome, LintError):
                     self.cache_original_lint(records[index], outcome)
@@ -148,12 +150,13 @@ class Validator:
                                 toolchain=self.toolchain.toolchain_id, config=self.linters.config_id())
 
     def _judge(self, w: _Work) -> None:
+        assert w.revised_code is not None, "only judgeable rows (they have a revision) are judged"
         try:
-            problem = prepare_problem(w.record, self.judge)
+            problem = prepare_problem(w.parsed, self.judge)
         except ProblemError as exc:
             w.fail(Status.INVALID_PROBLEM, str(exc))
             return
-        outcome = judge_revision(w.record.language, w.revised_code, problem, self.judge)
+        outcome = judge_revision(w.parsed.language, w.revised_code, problem, self.judge)
         if outcome.verdict == Verdict.COMPILE_ERROR and w.extraction_kind == "bare":
             # No cheap parser tells C++/Java prose from code: an unfenced answer is code if it compiles.
             w.extraction_failed(f"{ExtractionFailure.NO_CODE_BLOCK}: the unfenced answer does not compile")
@@ -190,8 +193,9 @@ class _Work:
     def start(cls, row: dict[str, Any], validator: Validator) -> _Work:
         draw = int(row.get("draw") or 0)
         try:
-            record = LintEvalRecord.model_validate_json(row["record_json"])
-        except Exception as exc:  # the driver validated it; a failure here is ours
+            record = record_of(row)
+        except Exception as exc:  # noqa: BLE001 - a row must never escape: unreadable -> infra_error row
+            # the driver validated it; a failure here is ours
             sample_id = row.get("sample_id") or "?"
             return cls(ResultRow(sample_id=sample_id, draw=draw, row_id=ResultRow.make_row_id(sample_id, draw),
                                  status=Status.INFRA_ERROR, error=_cap(f"record unreadable: {exc}")), None, None)
@@ -225,6 +229,12 @@ class _Work:
         self.result.validation_error = _cap(f"{Verdict.EXTRACTION_FAILED}: {detail}")
 
     @property
+    def parsed(self) -> LintEvalRecord:
+        """The record, for the steps that only see rows that have one (lint, judge, scoring)."""
+        assert self.record is not None, "a row without a record reached a step that needs it"
+        return self.record
+
+    @property
     def judgeable(self) -> bool:
         return self.revised_code is not None and self.result.status == Status.EVALUATED
 
@@ -241,16 +251,16 @@ class _Work:
         r.original_messages = self.original_messages or []
         r.revised_messages = self.revised_messages or []
         if self.original_messages is not None:
-            r.lint_agreement = lint_agreement(self.record.linter_messages, self.original_messages)
+            r.lint_agreement = lint_agreement(self.parsed.linter_messages, self.original_messages)
         if (r.status == Status.EVALUATED and self.revised_code is not None
                 and self.original_messages is not None and self.revised_messages is not None):
-            r.metrics = sample_metrics(self.record.code, self.revised_code, self.original_messages,
+            r.metrics = sample_metrics(self.parsed.code, self.revised_code, self.original_messages,
                                        self.revised_messages, paper_category)
         self.timings.total_s = max(wall_s, self.timings.lint_s + self.timings.compile_s + self.timings.tests_s)
         r.timings = self.timings
 
 
-def _guarded(work: list[_Work], step) -> None:
+def _guarded(work: list[_Work], step: Callable[[], None]) -> None:
     """Run a step; if it raises, the rows it was for become infra errors (the rest go on)."""
     try:
         step()

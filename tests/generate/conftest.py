@@ -12,7 +12,7 @@ import pytest
 from linteval_ray.schema.record import LintEvalRecord
 from tests.generate.tiny_model import build_lora_adapter, build_tiny_model, corpus_from_records
 
-BUNDLED = Path(__file__).resolve().parents[2] / "data" / "linteval_bundled.jsonl"
+BUNDLED = Path(__file__).resolve().parents[2] / "linteval_ray" / "load" / "bundled" / "linteval_bundled.jsonl"
 
 
 def bundled_records() -> list[LintEvalRecord]:

@@ -1,4 +1,4 @@
-"""EndpointStage against real HTTP servers: a scripted local one (retries, give-ups,
+"""EndpointBackend against real HTTP servers: a scripted local one (retries, give-ups,
 timeouts, the API key) and a real ``vllm serve`` of the tiny model."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from linteval_ray.config import GenerationConfig
-from linteval_ray.generate.endpoint import EndpointStage
+from linteval_ray.generate.endpoint import EndpointBackend
 from linteval_ray.prompt.extract import extract_code
 from tests.generate.conftest import bundled_records, prompt_rows
 
@@ -122,7 +122,7 @@ def test_retries_give_ups_timeouts_and_the_api_key(
     )
     rows = case_rows(["ok", "flaky", "down", "bad", "slow"])
     rows.append({**rows[0], "row_id": "broken/0", "sample_id": "broken", "case": "broken", "record_json": "{"})
-    out = {r["case"]: r for r in EndpointStage(cfg).apply(ray.data.from_items(rows)).take_all()}
+    out = {r["case"]: r for r in EndpointBackend(cfg).stage().apply(ray.data.from_items(rows)).take_all()}
 
     assert set(out) == {"ok", "flaky", "down", "bad", "slow", "broken"}
     for row in out.values():  # input columns kept, generation columns added
@@ -221,7 +221,7 @@ def test_against_a_real_vllm_server(vllm_server: str, local_ray: None) -> None:
         endpoint={"url": vllm_server, "model": "tiny", "concurrency": 4, "timeout_s": 120},
     )
     rows = prompt_rows(bundled_records()[:3], n=2)
-    out = EndpointStage(cfg).apply(ray.data.from_items(rows)).take_all()
+    out = EndpointBackend(cfg).stage().apply(ray.data.from_items(rows)).take_all()
 
     assert sorted(r["row_id"] for r in out) == sorted(r["row_id"] for r in rows)
     for row in out:

