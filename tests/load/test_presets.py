@@ -12,10 +12,11 @@ def test_hub_presets_resolve_to_the_lintEval_files() -> None:
     assert resolve_source("full") == "hf://datasets/deepbreath7/LintEval/full/linteval_full.jsonl"
 
 
-def test_bundled_resolves_to_the_checkout_data_folder() -> None:
-    checkout = Path(linteval_ray.__file__).resolve().parents[1]
-    assert resolve_source("bundled") == str(checkout / "data" / "linteval_bundled.jsonl")
-    assert bundled_path() == checkout / "data" / "linteval_bundled.jsonl"
+def test_bundled_resolves_to_the_package_resource() -> None:
+    package = Path(linteval_ray.__file__).resolve().parent
+    assert resolve_source("bundled") == str(package / "load" / "bundled" / "linteval_bundled.jsonl")
+    assert bundled_path() == package / "load" / "bundled" / "linteval_bundled.jsonl"
+    assert bundled_path().is_file()
 
 
 def test_urls_and_paths_pass_through_unchanged() -> None:
