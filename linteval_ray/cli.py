@@ -19,7 +19,8 @@ problem's testlib tests on every revision in a sandbox, at cluster scale on Ray.
   linteval-ray run                       evaluate the bundled data set (reference revisions)
   linteval-ray run --config configs/lite.yaml --model /models/my-ft
   linteval-ray validate --sample-id lr01_cpp_0     debug one sample in process
-  linteval-ray compare runs/a runs/b      side-by-side metrics
+  linteval-ray compare runs/a runs/b      side-by-side metrics, compare.html with paired intervals
+  linteval-ray report runs/a              rewrite the browsable report (runs/a/report/index.html)
   linteval-ray calibrate --dataset lite    how far our lint settings are from the recorded alerts
 """
 
@@ -78,6 +79,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for warning in metrics.warnings():
         print(f"WARNING: {warning}")
     print(f"results: {outcome.output}  (metrics.json, results.parquet, report.md, report.html)")
+    print(f"browse every sample: {outcome.output}/report/index.html")
     if outcome.resumed_rows:
         print(f"resumed: {outcome.resumed_rows} rows were already done, {outcome.new_rows} evaluated now")
     return 0
@@ -97,24 +99,35 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_reduce(args: argparse.Namespace) -> int:
+    """``reduce`` and ``report``: metrics.json and results.parquet from the shards, then the report and site."""
     from linteval_ray.reduce.reduce import reduce_run
-    from linteval_ray.report.render import write_report
+    from linteval_ray.report.publish import publish
     from linteval_ray.report.tables import metric_tables, to_text
 
     storage = load_config(args.config).storage
     reduction = reduce_run(args.output.rstrip("/"), storage)
-    write_report(reduction.output, reduction.results, reduction.metrics, storage)
+    index = publish(reduction.output, reduction.results, reduction.metrics, storage)
     for table in metric_tables(reduction.metrics):
         print(to_text(table), end="\n\n")
+    for warning in reduction.metrics.warnings():
+        print(f"WARNING: {warning}")
+    print(f"report: {index}")
     return 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from linteval_ray.report.compare import compare_table
+    from linteval_ray.report.site import CompareRun, write_compare_site
     from linteval_ray.report.tables import to_markdown, to_text
+    from linteval_ray.store.shards import read_rows
 
-    table = compare_table([o.rstrip("/") for o in args.outputs], args.group, load_config(args.config).storage)
+    storage = load_config(args.config).storage
+    outputs = [o.rstrip("/") for o in args.outputs]
+    table = compare_table(outputs, args.group, storage)
     print(to_markdown(table) if args.markdown else to_text(table))
+    if len(outputs) > 1:
+        runs = [CompareRun(o.rsplit("/", 1)[-1], read_rows(o, storage)[0], f"{o}/report") for o in outputs]
+        print(f"compare: {write_compare_site(runs, args.site_dir or f'{outputs[0]}/report', storage)}")
     return 0
 
 
@@ -143,15 +156,20 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--json", action="store_true", help="print result rows as JSON lines")
     val.set_defaults(func=cmd_validate)
 
-    red = sub.add_parser("reduce", help="recompute metrics.json, results.parquet and the report from shards")
-    red.add_argument("output", help="run folder")
-    red.add_argument("--config", "-c", help="config holding storage credentials")
-    red.set_defaults(func=cmd_reduce)
+    for name, text in [("reduce", "recompute metrics.json, results.parquet and the report from shards"),
+                       ("report", "(re)write OUTPUT/report/: the browsable site of every sample, and report.md/html")]:
+        red = sub.add_parser(name, help=text, description=text + ". Open OUTPUT/report/index.html in a browser "
+                             "(it works from a local folder or any static host; no server needed).")
+        red.add_argument("output", help="run folder (local, s3://, gs://)")
+        red.add_argument("--config", "-c", help="config holding storage credentials")
+        red.set_defaults(func=cmd_reduce)
 
     cmp_ = sub.add_parser("compare", help="side-by-side metrics of several runs")
     cmp_.add_argument("outputs", nargs="+", help="run folders")
     cmp_.add_argument("--group", default="overall", help="overall, cpp, py3 or java")
     cmp_.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    cmp_.add_argument("--site-dir", help="folder for compare.html (default: the first run's report/ folder): "
+                      "metric deltas with paired bootstrap intervals, flipped samples, alerts fixed by one run only")
     cmp_.add_argument("--config", "-c", help="config holding storage credentials")
     cmp_.set_defaults(func=cmd_compare)
 

@@ -31,11 +31,12 @@ from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.stage import Stage, check_chain
 from linteval_ray.pipeline.stages import store_stage, validation_stage
 from linteval_ray.reduce.reduce import Reduction, reduce_run
-from linteval_ray.report.render import write_report
+from linteval_ray.report.publish import publish
 from linteval_ray.schema.rows import INPUT_COLUMNS
 from linteval_ray.store import manifest as manifests
 from linteval_ray.store.shards import done_row_ids, write_rows
 from linteval_ray.toolchain import Toolchain
+from linteval_ray.toolchain.cluster import check_cluster_toolchain
 from linteval_ray.validate.lint.profiles import load_profile
 
 if TYPE_CHECKING:
@@ -84,9 +85,11 @@ def run(config: RunConfig) -> RunOutcome:
     inputs = load_inputs(config)
     toolchain = Toolchain.discover()
     generation = build_backend(config.generation, config.storage)
+    _init_ray(config)
+    # Before any manifest: a node without its tools fails the job now, with one error naming it.
+    check_cluster_toolchain(config.validation.pool.resources or None)
     manifest = _start_manifest(config, run_name, output, inputs.loaded, toolchain, generation)
 
-    _init_ray(config)
     todo = _rows_to_do(config, output, inputs)
     if todo:
         stages = [generation.stage(), validation_stage(config, generation.prompt_version),
@@ -94,7 +97,8 @@ def run(config: RunConfig) -> RunOutcome:
         _execute(stages, todo, config.validation.pool.batch_size, already_done=len(inputs.rows) - len(todo))
 
     reduction = reduce_run(output, config.storage)
-    write_report(output, reduction.results, reduction.metrics, config.storage)
+    publish(output, reduction.results, reduction.metrics, config.storage,
+            records={r.sample_id: r for r in inputs.loaded.records}, title=f"LintEval results: {run_name}")
     _finish_manifest(manifest, reduction, config)
     return RunOutcome(output=output, resumed_rows=len(inputs.rows) - len(todo), new_rows=len(todo),
                       reduction=reduction)
