@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import resource
 from collections import defaultdict
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 

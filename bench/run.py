@@ -268,7 +268,8 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     modes = list(results)
     rows = [("CPU-s per sample", *modes)]
     for key in results[modes[0]]["stage_cpu_s_per_sample"]:
-        rows.append((f"  {key.replace('_', ' ')}", *(f"{results[m]['stage_cpu_s_per_sample'][key]:.2f}" for m in modes)))
+        per_mode = (f"{results[m]['stage_cpu_s_per_sample'][key]:.2f}" for m in modes)
+        rows.append((f"  {key.replace('_', ' ')}", *per_mode))
     rows.append(("  = validation", *(f"{results[m]['validation_cpu_s_per_sample']:.2f}" for m in modes)))
     rows.append(("  other (Ray, driver, start-up)", *(f"{results[m]['overhead_cpu_s_per_sample']:.2f}" for m in modes)))
     rows.append(("    of which the driver", *(f"{results[m].get('driver_cpu_s_per_sample', 0):.2f}" for m in modes)))
@@ -287,7 +288,8 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     kids = [max((a["children_peak_rss_mb"] for a in results[m]["actors"]), default=0) for m in modes]
     rows.append(("  largest child process (MB)", *(f"{v:.0f}" if v else "-" for v in kids)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths, strict=True)))
                      for r in rows)
 
 

@@ -38,7 +38,8 @@ class Figures(BaseModel):
     validation_cpu_s: dict[Language, float] = Field(
         description="CPU-seconds to validate one sample (lint + compile + tests), problem tools cached")
     problem_setup_cpu_s: float = Field(
-        ge=0, description="CPU-seconds per problem once: compile generator/validator/checker, make tests, run the original")
+        ge=0,
+        description="CPU-seconds per problem once: compile generator/validator/checker, make tests, run the original")
     samples_per_problem: float = Field(gt=0, description="samples sharing one problem's setup (shared cache_url)")
     language_mix: dict[Language, float] = Field(description="share of samples per language (normalised)")
     generation_samples_per_gpu_s: float = Field(gt=0, description="revisions generated per second per GPU")
@@ -167,7 +168,7 @@ def plan_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add ``plan``; sets ``args.func`` (returns an exit code)."""
     parser = subparsers.add_parser(
         "plan", help="project wall time and the CPU-per-GPU ratio for a split",

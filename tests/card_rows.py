@@ -68,7 +68,8 @@ A1036_REVISED_IDENTITIES = sorted([
 ])
 # 1162_E_py3_0: the original is visible up to its last line's cut; 2 alerts, the first
 # missing-final-newline at 4:0 (the record's original_loc 3 counts non-blank lines).
-E1162_ORIGINAL_PREFIX = 'n = int(input())\nar = list(map(int, input().split()))\n\nprint("Alice" if ar.count(min(ar)) <= n'
+E1162_ORIGINAL_PREFIX = ('n = int(input())\nar = list(map(int, input().split()))\n\n'
+                         'print("Alice" if ar.count(min(ar)) <= n')
 E1162_ORIGINAL = E1162_ORIGINAL_PREFIX + ' // 2 else "Bob")'  # completion: ours (no final newline, as recorded)
 
 # -- cpp ------------------------------------------------------------------------------------------

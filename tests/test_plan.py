@@ -82,7 +82,8 @@ def test_invalid_sizes_are_rejected() -> None:
 
 def test_figures_file_overrides_defaults_and_names_its_source(tmp_path: Path) -> None:
     path = tmp_path / "figures.json"
-    path.write_text(json.dumps({"generation_samples_per_gpu_s": 2.5, "validation_cpu_s": {"cpp": 1, "py3": 1, "java": 1}}))
+    path.write_text(json.dumps({"generation_samples_per_gpu_s": 2.5,
+                                "validation_cpu_s": {"cpp": 1, "py3": 1, "java": 1}}))
 
     figures = load_figures(path)
 
@@ -104,7 +105,8 @@ def test_plan_command_prints_ratio_and_wall_time(tmp_path: Path, capsys: pytest.
     parser = argparse.ArgumentParser()
     add_parser(parser.add_subparsers())
 
-    args = parser.parse_args(["plan", "--samples", "900", "--gpus", "2", "--cpus", "18", "--figures", str(path), "--json"])
+    args = parser.parse_args(
+        ["plan", "--samples", "900", "--gpus", "2", "--cpus", "18", "--figures", str(path), "--json"])
     assert args.func(args) == 0
 
     projection = json.loads(capsys.readouterr().out)

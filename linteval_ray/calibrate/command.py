@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from linteval_ray.calibrate.agreement import CalibrationReport, CalibrationSample, compare
 from linteval_ray.calibrate.derive import derive_profile
@@ -21,6 +21,9 @@ from linteval_ray.report.tables import Table, pct, to_text
 from linteval_ray.schema.record import LintEvalRecord, LintMessage
 from linteval_ray.validate.lint import LintError
 from linteval_ray.validate.lint.profiles import load_profile
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +44,7 @@ Re-linted originals go into the content cache, so a run on the same split reuses
 """
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("calibrate", help="compare our re-lint of a split's originals with its recorded alerts",
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dataset", help="preset (bundled, lite, demo, full) or JSONL/Parquet URL (default: bundled)")
@@ -158,15 +161,17 @@ def _relint_on_ray(records: list[LintEvalRecord], config: RunConfig) -> Iterator
     if not ray.is_initialized():
         ray.init(address=config.ray.address, log_to_driver=True)
     pool = config.validation.pool
-    most = pool.max_actors or max(1, int(ray.cluster_resources().get("CPU", 1.0) // pool.num_cpus))
-    ds = ray.data.from_items([{"record_json": r.model_dump_json()} for r in records],
+    cpus = ray.cluster_resources().get("CPU", 1.0)  # type: ignore[no-untyped-call]  # ray leaves it untyped
+    most = pool.max_actors or max(1, int(cpus // pool.num_cpus))
+    ds: ray.data.Dataset = ray.data.from_items([{"record_json": r.model_dump_json()} for r in records],
                              override_num_blocks=max(1, min(len(records) // BATCH, 200)))
     ds = ds.map_batches(RelintBatch, fn_constructor_kwargs={"validation": config.validation, "storage": config.storage},
                         compute=ActorPoolStrategy(min_size=1, max_size=most), batch_size=BATCH,
                         batch_format="pyarrow", num_cpus=pool.num_cpus)
     started, done = time.monotonic(), 0
     for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
-        for text in batch.column("sample_json").to_pylist():
+        table = cast("pa.Table", batch)  # batch_format="pyarrow"
+        for text in table.column("sample_json").to_pylist():
             done += 1
             yield CalibrationSample.model_validate_json(text)
         _progress(done, len(records), started)
@@ -175,7 +180,8 @@ def _relint_on_ray(records: list[LintEvalRecord], config: RunConfig) -> Iterator
 def agreement_table(report: CalibrationReport) -> Table:
     groups = [*report.by_language.values(), report.overall]
     return Table(
-        title=f"Lint agreement of profile {report.profile['name']} on {report.dataset} (recorded vs re-linted originals)",
+        title=f"Lint agreement of profile {report.profile['name']} on {report.dataset} "
+              "(recorded vs re-linted originals)",
         headers=["language", "tool", "samples", "exact", "recall", "precision", "recorded", "re-linted", "matched",
                  "lint errors"],
         rows=[[g.language, g.tool, str(g.samples), pct(g.exact_rate), pct(g.recall), pct(g.precision),
@@ -188,5 +194,5 @@ def checks_table(report: CalibrationReport) -> Table:
     for group in report.by_language.values():
         rows += [[group.language, "only ours", check, str(n)] for check, n in group.only_ours.items()]
         rows += [[group.language, "only recorded", check, str(n)] for check, n in group.only_recorded.items()]
-    return Table(title="Checks reported by one side only (top 10 each)", headers=["language", "side", "check", "alerts"],
-                 rows=rows)
+    return Table(title="Checks reported by one side only (top 10 each)",
+                 headers=["language", "side", "check", "alerts"], rows=rows)

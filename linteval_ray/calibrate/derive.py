@@ -44,14 +44,16 @@ def clang_tidy_config(checks: set[str], base: ClangTidyConfig) -> str:
     flags = [a for a in base.compile_args if a not in BROAD_WARNING_FLAGS]
     flags += [f"-W{name}" for name in diagnostics if name not in ALWAYS_ON_DIAGNOSTICS]
     body = {"checks": ",".join(["-*", *sorted(checks)]), "compile_args": flags}
+    dumped: str = yaml.safe_dump(body, sort_keys=False)  # no stream given: returns the text
     return ("# Derived by `linteval-ray calibrate --derive`: exactly the checks the recorded alerts show;\n"
-            "# each recorded clang-diagnostic-X is turned on by -WX.\n") + yaml.safe_dump(body, sort_keys=False)
+            "# each recorded clang-diagnostic-X is turned on by -WX.\n") + dumped
 
 
 def pylintrc(symbols: set[str], base: Path) -> str:
     main = base.read_text().split("[MESSAGES CONTROL]", 1)[0].rstrip()
     enable = ",\n       ".join(sorted(symbols))
-    return (f"{main}\n\n[MESSAGES CONTROL]\n# Derived by `linteval-ray calibrate --derive`: exactly the recorded symbols.\n"
+    return (f"{main}\n\n[MESSAGES CONTROL]\n"
+            "# Derived by `linteval-ray calibrate --derive`: exactly the recorded symbols.\n"
             f"disable=all\nenable={enable}\n")
 
 

@@ -84,6 +84,7 @@ def run(config: RunConfig) -> RunOutcome:
     log.info("run %s: dataset %s -> %s", run_name, resolve_source(config.dataset.source), output)
     inputs = load_inputs(config)
     toolchain = Toolchain.discover()
+    toolchain.manifest()  # probe the driver's tools now, before Ray's threads share this process
     generation = build_backend(config.generation, config.storage)
     _init_ray(config)
     # Before any manifest: a node without its tools fails the job now, with one error naming it.

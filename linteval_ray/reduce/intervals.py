@@ -75,6 +75,7 @@ def paired_bootstrap_delta(a: tuple[Sequence[float], Sequence[float]], b: tuple[
     parts = [np.asarray(x, float) for x in (*a, *b)]
 
     def delta(num_a: np.ndarray, den_a: np.ndarray, num_b: np.ndarray, den_b: np.ndarray) -> np.ndarray:
-        return _ratio(num_b, den_b) - _ratio(num_a, den_a)
+        difference: np.ndarray = _ratio(num_b, den_b) - _ratio(num_a, den_a)  # numpy types `-` as Any
+        return difference
 
     return _bootstrap(parts, delta, resamples, seed)

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from linteval_ray.reduce.intervals import bootstrap_ratio, wilson
 from linteval_ray.reduce.passk import pass_at_k
-from linteval_ray.schema import LANGUAGES, ResultRow, Status
+from linteval_ray.schema import LANGUAGES, ResultRow, SampleMetrics, Status
 
 EXCLUDED_STATUSES = {Status.INVALID_INPUT, Status.INFRA_ERROR}
 # Below this share of exactly agreeing originals a language's alert metrics drift from the paper's.
@@ -143,15 +143,12 @@ def suppression_metrics(rows: Sequence[ResultRow]) -> SuppressionMetrics:
 
 
 def group_metrics(rows: Sequence[ResultRow]) -> GroupMetrics:
-    passed = [r for r in rows if r.pass_at_1 and r.metrics is not None]
-    alerts_in = sum(r.metrics.original_total_messages for r in passed)
-    alerts_out = sum(r.metrics.revised_total_messages for r in passed)
-    new = sum(r.metrics.new_messages_count for r in passed)
-    changed = sum(r.metrics.added_lines + r.metrics.deleted_lines for r in passed)
-    fixed = sum(
-        max(0, m.original_total_messages - m.revised_total_messages + m.new_messages_count)
-        for m in (r.metrics for r in passed)
-    )
+    passed: list[SampleMetrics] = [r.metrics for r in rows if r.pass_at_1 and r.metrics is not None]
+    alerts_in = sum(m.original_total_messages for m in passed)
+    alerts_out = sum(m.revised_total_messages for m in passed)
+    new = sum(m.new_messages_count for m in passed)
+    changed = sum(m.added_lines + m.deleted_lines for m in passed)
+    fixed = sum(max(0, m.original_total_messages - m.revised_total_messages + m.new_messages_count) for m in passed)
     return GroupMetrics(
         n=len(rows),
         n_passed=len(passed),

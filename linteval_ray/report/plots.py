@@ -7,9 +7,9 @@ import io
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from linteval_ray.reduce.metrics import RunMetrics  # noqa: E402
+from linteval_ray.reduce.metrics import RunMetrics
 
 
 def _bar_png(labels: list[str], values: list[float], title: str, ylabel: str) -> bytes:

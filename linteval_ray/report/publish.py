@@ -35,7 +35,8 @@ def records_of_run(output: str, rows: Sequence[ResultRow], storage: StorageConfi
         return {}
     wanted = sorted({r.sample_id for r in rows if not r.sample_id.startswith("#")})
     try:
-        loaded = load_split(manifest.dataset_url, DatasetConfig(source=manifest.dataset_url, sample_ids=wanted), storage)
+        dataset = DatasetConfig(source=manifest.dataset_url, sample_ids=wanted)
+        loaded = load_split(manifest.dataset_url, dataset, storage)
     except Exception as exc:  # noqa: BLE001 - the report must still be written without the originals
         log.warning("originals not shown in the report: cannot read %s (%s)", manifest.dataset_url, exc)
         return {}

@@ -103,7 +103,8 @@ def to_text(table: Table) -> str:
     widths = [max(len(h), *(len(r[i]) for r in table.rows)) if table.rows else len(h)
               for i, h in enumerate(table.headers)]
     def line(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
     return "\n".join([table.title, line(table.headers), line(["-" * w for w in widths]),
                       *(line(r) for r in table.rows)])
 

@@ -65,7 +65,7 @@ class LintMessage(BaseModel):
     _unicode = field_validator("*")(require_unicode)
 
     @model_validator(mode="after")
-    def _identity(self) -> "LintMessage":
+    def _identity(self) -> LintMessage:
         if not self.message_identity:
             object.__setattr__(self, "message_identity", f"{self.check_name}::{self.message_text}")
         return self
@@ -108,7 +108,7 @@ class LintEvalRecord(BaseModel):
     _unicode = field_validator("*")(require_unicode)
 
     @model_validator(mode="after")
-    def _extras_unicode(self) -> "LintEvalRecord":
+    def _extras_unicode(self) -> LintEvalRecord:
         for name, value in (self.__pydantic_extra__ or {}).items():
             try:
                 require_unicode(value)

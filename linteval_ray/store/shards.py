@@ -16,6 +16,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+import fsspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -48,7 +49,7 @@ def write_rows(output: str, rows: Sequence[ResultRow], storage: StorageConfig | 
     return write_shard(output, rows_to_table(list(rows)), storage) if rows else None
 
 
-def _shard_paths(output: str, storage: StorageConfig | None):
+def _shard_paths(output: str, storage: StorageConfig | None) -> tuple[fsspec.AbstractFileSystem, list[str]]:
     fs, root = filesystem(output, storage)
     shard_dir = f"{root.rstrip('/')}/{SHARD_DIR}"
     if not fs.exists(shard_dir):
@@ -56,7 +57,7 @@ def _shard_paths(output: str, storage: StorageConfig | None):
     return fs, sorted(p for p in fs.ls(shard_dir, detail=False) if p.endswith(SHARD_SUFFIX))
 
 
-def _read(fs, path: str, columns: list[str] | None) -> pa.Table:
+def _read(fs: fsspec.AbstractFileSystem, path: str, columns: list[str] | None) -> pa.Table:
     with fs.open(path, "rb") as f:
         return pq.read_table(io.BytesIO(f.read()), columns=columns)
 

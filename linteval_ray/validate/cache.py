@@ -161,9 +161,10 @@ class ContentCache:
         if self._shared is None:
             return None
         try:
-            return self._shared.cat_file(self._shared_path(key, suffix))
+            data: bytes = self._shared.cat_file(self._shared_path(key, suffix))  # fsspec is untyped
         except FileNotFoundError:
             return None
+        return data
 
     def _shared_put(self, key: str, suffix: str, data: bytes) -> None:
         if self._shared is None:

@@ -8,6 +8,7 @@ row's status; nothing escapes ``evaluate_batch`` as an exception.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
@@ -79,7 +80,7 @@ class Validator:
         _guarded(work, lambda: self._lint([w for w in work if w.record is not None]))
         for w in work:
             if w.judgeable:
-                _guarded([w], lambda w=w: self._judge(w))
+                _guarded([w], functools.partial(self._judge, w))
         for w in work:
             w.finish(self, (time.monotonic() - started) / max(1, len(work)))
         return [w.result for w in work]

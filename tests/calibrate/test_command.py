@@ -11,7 +11,15 @@ import pytest
 import yaml
 
 from linteval_ray.validate.lint.profiles import load_profile
-from tests.card_rows import A1036_ORIGINAL, A1036_ORIGINAL_IDENTITIES, CPP_1007D, CPP_1045F, CPP_106C, CPP_1152B, E1162_ORIGINAL
+from tests.card_rows import (
+    A1036_ORIGINAL,
+    A1036_ORIGINAL_IDENTITIES,
+    CPP_106C,
+    CPP_1007D,
+    CPP_1045F,
+    CPP_1152B,
+    E1162_ORIGINAL,
+)
 from tests.load.rows import make_row
 
 
@@ -40,19 +48,21 @@ def card_split(path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def calibrated(tmp_path_factory: pytest.TempPathFactory, session_cache_dir: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+def calibrated(
+    tmp_path_factory: pytest.TempPathFactory, session_cache_dir: Path
+) -> tuple[subprocess.CompletedProcess[str], Path]:
     work = tmp_path_factory.mktemp("calibrate")
     split = card_split(work / "card.jsonl")
     out = subprocess.run(
-        [sys.executable, "-m", "linteval_ray", "calibrate", "--dataset", str(split), "-o", str(work / "calibration.json"),
-         "--derive", str(work / "derived")],
+        [sys.executable, "-m", "linteval_ray", "calibrate", "--dataset", str(split),
+         "-o", str(work / "calibration.json"), "--derive", str(work / "derived")],
         capture_output=True, text=True, timeout=600, cwd=work,
     )
     assert out.returncode == 0, out.stderr[-3000:]
     return out, work
 
 
-def test_prints_the_agreement_table_per_language(calibrated) -> None:  # noqa: ANN001 - fixture
+def test_prints_the_agreement_table_per_language(calibrated) -> None:
     out, work = calibrated
     assert "Lint agreement of profile linteval" in out.stdout
     py3 = next(line for line in out.stdout.splitlines() if line.startswith("py3"))
@@ -65,7 +75,7 @@ def test_prints_the_agreement_table_per_language(calibrated) -> None:  # noqa: A
     assert report["profile"]["name"] == "linteval"
 
 
-def test_derive_writes_a_profile_of_exactly_the_recorded_checks(calibrated) -> None:  # noqa: ANN001
+def test_derive_writes_a_profile_of_exactly_the_recorded_checks(calibrated) -> None:
     out, work = calibrated
     derived = load_profile(work / "derived")
     tidy = yaml.safe_load((derived.path / "clang-tidy.yaml").read_text())
@@ -74,11 +84,12 @@ def test_derive_writes_a_profile_of_exactly_the_recorded_checks(calibrated) -> N
     rc = (derived.path / "pylintrc").read_text()
     assert "disable=all" in rc and "use-implicit-booleaness-not-comparison-to-zero" in rc
     assert "derived profile written to" in out.stdout
-    derived_cpp = json.loads((work / "calibration.json").read_text())["derived"]["by_language"]["cpp"]
-    assert derived_cpp["precision"] > json.loads((work / "calibration.json").read_text())["calibration"]["by_language"]["cpp"]["precision"]
+    written = json.loads((work / "calibration.json").read_text())
+    derived_cpp, default_cpp = written["derived"]["by_language"]["cpp"], written["calibration"]["by_language"]["cpp"]
+    assert derived_cpp["precision"] > default_cpp["precision"]
 
 
-def test_a_run_accepts_the_derived_profile(calibrated, session_cache_dir: Path) -> None:  # noqa: ANN001
+def test_a_run_accepts_the_derived_profile(calibrated, session_cache_dir: Path) -> None:
     _, work = calibrated
     out = subprocess.run(
         [sys.executable, "-m", "linteval_ray", "validate", "--sample-id", "lr01_py3_0", "--json",

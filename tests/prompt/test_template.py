@@ -38,8 +38,10 @@ def test_user_message_carries_program_alerts_and_answer_format() -> None:
     text = user["content"]
     assert f"```cpp\n{record.code.rstrip()}\n```" in text
     # Alerts sorted by line, message whitespace folded onto one line.
-    first = text.index("- line 2:9 [clang-tidy cppcoreguidelines-macro-usage] macro 'll' used to declare a constant")
-    second = text.index("- line 9:1 [clang-tidy readability-braces-around-statements] statement should be inside braces")
+    first = text.index("- line 2:9 [clang-tidy cppcoreguidelines-macro-usage] "
+                       "macro 'll' used to declare a constant")
+    second = text.index("- line 9:1 [clang-tidy readability-braces-around-statements] "
+                        "statement should be inside braces")
     assert first < second
     assert "clang-tidy reports 2 alert(s)" in text
     assert "one fenced code block" in text
@@ -51,7 +53,8 @@ def test_each_language_gets_its_fence_tag_and_linter() -> None:
     for language, (fence, linter) in expectations.items():
         record = bundled_record(language)
         # With alerts the linter is named after them; without, after the language.
-        with_alerts = record.model_copy(update={"linter_messages": [alert(1, "some-check", "text", tool=tools[language])]})
+        some_alert = alert(1, "some-check", "text", tool=tools[language])
+        with_alerts = record.model_copy(update={"linter_messages": [some_alert]})
         assert f"{linter} reports 1 alert(s)" in build_messages(with_alerts, "v1")[1]["content"]
         user = build_messages(record.model_copy(update={"linter_messages": []}), "v1")[1]["content"]
         assert f"{fence}\n{record.code.rstrip()}" in user
@@ -81,7 +84,8 @@ def test_version_id_names_the_version_and_pins_the_file_content(tmp_path: Path) 
     assert v1.version == "v1"
     assert v1.version_id.startswith("v1@") and len(v1.version_id) == len("v1@") + 8
     edited = tmp_path / "v1-edited.yaml"
-    edited.write_text(Path(__file__).resolve().parents[2].joinpath("linteval_ray/prompt/prompts/v1.yaml").read_text() + "\n# edit\n")
+    shipped = Path(__file__).resolve().parents[2].joinpath("linteval_ray/prompt/prompts/v1.yaml")
+    edited.write_text(shipped.read_text() + "\n# edit\n")
     assert load_template(str(edited)).version_id != v1.version_id
 
 
@@ -90,7 +94,7 @@ def test_missing_or_malformed_templates_are_named(tmp_path: Path) -> None:
         load_template("no-such-version")
     bad = tmp_path / "bad.yaml"
     bad.write_text(json.dumps({"version": "x", "system": "s"}))
-    with pytest.raises(PromptError, match="bad.yaml"):
+    with pytest.raises(PromptError, match=r"bad\.yaml"):
         load_template(str(bad))
     unknown = tmp_path / "unknown.yaml"
     unknown.write_text(json.dumps({"version": "x", "system": "s", "user": "${nope}"}))

@@ -143,7 +143,14 @@ int main() {}
 # -- Python ---------------------------------------------------------------------------------------
 
 PY = [
-    case("fork_bomb", "py3", "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n", TLE),
+    case("fork_bomb", "py3", """\
+import os
+while True:
+    try:
+        os.fork()
+    except OSError:
+        pass
+""", TLE),
     case("thread_bomb", "py3", """\
 import threading, time
 while True:
@@ -261,7 +268,8 @@ print(0)
 
 
 def java(body: str, imports: str = "") -> str:
-    return f"{imports}\npublic class Main {{\n    public static void main(String[] args) throws Exception {{\n{body}\n    }}\n}}\n"
+    return (f"{imports}\npublic class Main {{\n"
+            f"    public static void main(String[] args) throws Exception {{\n{body}\n    }}\n}}\n")
 
 
 JAVA = [

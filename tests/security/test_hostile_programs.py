@@ -171,7 +171,7 @@ def judged(validator: Validator, records, targets: Targets) -> dict[tuple[str, s
         cases = [c for c in CORPUS if c.language == language]
         rows = [_row(record, targets.fill(c.code), draw) for draw, c in enumerate(cases)]
         *hostile, good = validator.evaluate_batch([*rows, _row(record, record.code, len(rows))])
-        results.update({(language, c.name): (row, good) for c, row in zip(cases, hostile)})
+        results.update({(language, c.name): (row, good) for c, row in zip(cases, hostile, strict=True)})
     return results
 
 

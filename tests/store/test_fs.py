@@ -66,7 +66,8 @@ def test_s3_settings_prefer_the_config_over_aws_env(monkeypatch: pytest.MonkeyPa
     explicit = s3_settings(StorageConfig(endpoint_url="http://cfg-host:2", key="k", secret="s", region="r1"))
 
     assert (from_env.endpoint_url, from_env.region, from_env.key) == ("http://env-host:1", "eu-west-1", None)
-    assert (explicit.endpoint_url, explicit.region, explicit.key, explicit.secret) == ("http://cfg-host:2", "r1", "k", "s")
+    assert (explicit.endpoint_url, explicit.region, explicit.key, explicit.secret) == (
+        "http://cfg-host:2", "r1", "k", "s")
 
 
 def test_s3_urls_build_s3fs_and_pyarrow_s3_with_the_endpoint() -> None:
@@ -85,7 +86,7 @@ def test_s3_urls_build_s3fs_and_pyarrow_s3_with_the_endpoint() -> None:
 
 
 def test_key_without_secret_is_refused() -> None:
-    with pytest.raises(StorageError, match="key and storage.secret must be set together"):
+    with pytest.raises(StorageError, match=r"key and storage\.secret must be set together"):
         filesystem("s3://b/x", StorageConfig(key="only-key"))
 
 
@@ -151,7 +152,8 @@ def test_local_list_files_and_exists(tmp_path: Path) -> None:
     for name in ("a/1.parquet", "a/b/2.parquet", "a/notes.txt"):
         write_bytes_atomic(str(tmp_path / name), b"x")
 
-    assert list_files(str(tmp_path / "a"), ".parquet") == [str(tmp_path / "a/1.parquet"), str(tmp_path / "a/b/2.parquet")]
+    assert list_files(str(tmp_path / "a"), ".parquet") == [
+        str(tmp_path / "a/1.parquet"), str(tmp_path / "a/b/2.parquet")]
     assert list_files(str(tmp_path / "missing"), ".parquet") == []
     assert exists(str(tmp_path / "a/notes.txt")) and not exists(str(tmp_path / "a/none.txt"))
     assert read_bytes(f"file://{tmp_path}/a/notes.txt") == b"x"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import tempfile
 import threading
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from linteval_ray.config import TestLimits
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox

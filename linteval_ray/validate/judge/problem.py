@@ -206,7 +206,8 @@ def _generate_tests(record: LintEvalRecord, commands: list[GeneratorCommand], ke
         manifest = _stage_inputs(commands, outcomes, staging)
         (staging / TESTS_MANIFEST).write_text(json.dumps(manifest))
         lost = {reason: manifest[reason] for reason in ("generator_failed", "rejected", "duplicates")}
-        log.info("problem %s: %d tests from %d commands %s", record.problem_id, len(manifest["names"]), len(commands), lost)
+        log.info("problem %s: %d tests from %d commands %s",
+                 record.problem_id, len(manifest["names"]), len(commands), lost)
         for failure in manifest["generator_failures"]:
             log.info("problem %s: generator command %s", record.problem_id, GeneratorFailure(**failure).describe())
         return ctx.cache.put_dir(key, staging)
@@ -218,7 +219,7 @@ def _stage_inputs(commands: list[GeneratorCommand], outcomes: list[Generated], s
     names: list[str] = []
     counts = {"generator_failed": 0, "rejected": 0, "duplicates": 0}
     failures: list[dict[str, Any]] = []
-    for command, (status, data, why) in zip(commands, outcomes):
+    for command, (status, data, why) in zip(commands, outcomes, strict=True):  # one outcome per command
         if status != "ok":
             counts[status] += 1
             if status == "generator_failed":
@@ -338,7 +339,7 @@ def _answer_tests(program: CompiledProgram, tests: TestSet, staging: Path, ctx: 
 
     kept: list[dict[str, object]] = []
     why = ""
-    for name, result in zip(tests.names, ctx.map(answer, tests.names)):
+    for name, result in zip(tests.names, ctx.map(answer, tests.names), strict=True):
         if not result.ok:
             why = why or f"test {name}: {_tail(result)}"
             continue
@@ -378,7 +379,8 @@ def verify_checker(checker: CompiledProgram, tests: TestSet, reference: Referenc
     verdict = ctx.cache.get_json(key)
     if verdict is None:
         name = reference.tests[0].name
-        result = ctx.run(checker_argv(checker, name), limits=checker_limits(ctx), mounts=checker_mounts(checker, tests, reference),
+        result = ctx.run(checker_argv(checker, name), limits=checker_limits(ctx),
+                         mounts=checker_mounts(checker, tests, reference),
                          files={OUTPUT_FILE: reference.answer_path(name).read_bytes()})
         verdict = {"ok": result.ok, "why": "" if result.ok else f"test {name}: {_tail(result)}"}
         if not result.timed_out:  # a timeout may be the machine's load

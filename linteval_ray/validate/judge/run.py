@@ -40,6 +40,7 @@ from linteval_ray.validate.judge.problem import (
     checker_mounts,
 )
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult
+
 DETAIL_CAP = 500
 CHECKER_VERDICTS = {0: Verdict.PASSED, 1: Verdict.WRONG_ANSWER, 2: Verdict.WRONG_ANSWER, 4: Verdict.WRONG_ANSWER}
 CHECKER_FAIL_EXIT = 3
@@ -191,7 +192,8 @@ def classify_run(result: RunResult) -> Verdict | None:
 def check_output(name: str, output: bytes, problem: PreparedProblem, ctx: JudgeContext) -> tuple[Verdict, str]:
     """Run the checker on (input, output, answer) inside the box."""
     mounts = checker_mounts(problem.checker, problem.tests, problem.reference)
-    result = ctx.run(checker_argv(problem.checker, name), limits=checker_limits(ctx), mounts=mounts, files={OUTPUT_FILE: output})
+    result = ctx.run(checker_argv(problem.checker, name), limits=checker_limits(ctx), mounts=mounts,
+                     files={OUTPUT_FILE: output})
     message = _stderr_tail(result)
     if result.timed_out or result.exit_code is None:
         return Verdict.INFRA_ERROR, f"checker crashed on test {name}: {message or f'signal {result.signal}'}"

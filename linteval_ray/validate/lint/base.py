@@ -7,6 +7,7 @@ tolerates it, an address-space cap.
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import subprocess
 from abc import ABC, abstractmethod
@@ -63,11 +64,12 @@ class Linter(ABC):
 
     def lint_many(self, codes: list[str]) -> list[list[LintMessage]]:
         """Messages per input; raises the first ``LintError``."""
-        outcomes = self.lint_each(codes)
-        for outcome in outcomes:
+        messages: list[list[LintMessage]] = []
+        for outcome in self.lint_each(codes):
             if isinstance(outcome, LintError):
                 raise outcome
-        return outcomes  # type: ignore[return-value]
+            messages.append(outcome)
+        return messages
 
     @abstractmethod
     def version(self) -> str:
@@ -82,10 +84,8 @@ def limit_address_space(pid: int, memory_mb: int | None) -> None:
     if memory_mb is None:
         return
     limit = memory_mb << 20
-    try:
+    with contextlib.suppress(ProcessLookupError):  # already exited
         resource.prlimit(pid, resource.RLIMIT_AS, (limit, limit))
-    except ProcessLookupError:
-        pass  # already exited
 
 
 def run_bounded(

@@ -173,7 +173,8 @@ def _write_inputs(work: Path, codes: list[str], file_name: str) -> Path:
 def _read_report(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise LintError("pmd", "no report was written")
-    return json.loads(path.read_text(encoding="utf-8"))
+    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))  # PMD's JSON report
+    return report
 
 
 def _input_index(filename: str) -> int:

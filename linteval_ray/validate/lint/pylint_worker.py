@@ -52,7 +52,7 @@ def main() -> int:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     import pylint
-    import pylint.lint  # noqa: F401 - warm the import before announcing readiness
+    import pylint.lint
 
     reply(channel, {"ready": pylint.__version__})
     for line in sys.stdin:

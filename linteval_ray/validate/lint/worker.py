@@ -33,9 +33,12 @@ class LineWorker:
             start_new_session=True, bufsize=0,
         )
         limit_address_space(self.proc.pid, memory_mb)
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        assert stdin is not None and stdout is not None, "both are pipes (PIPE above)"
+        self._stdin, self._stdout = stdin, stdout
         self._buffer = b""
         self._selector = selectors.DefaultSelector()
-        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        self._selector.register(self._stdout, selectors.EVENT_READ)
         try:
             self.hello = self.read(startup_timeout_s)
         except (TimeoutError, EOFError) as exc:
@@ -49,7 +52,7 @@ class LineWorker:
     def send(self, line: str) -> None:
         """One request line; ``BrokenPipeError`` if the worker is gone."""
         self.requests += 1
-        self.proc.stdin.write(line.encode() + b"\n")
+        self._stdin.write(line.encode() + b"\n")
 
     def read(self, timeout_s: float) -> dict[str, Any]:
         """The next reply; ``TimeoutError`` after ``timeout_s``, ``EOFError`` if the worker died."""
@@ -58,12 +61,13 @@ class LineWorker:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._selector.select(remaining):
                 raise TimeoutError
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+            chunk = os.read(self._stdout.fileno(), 1 << 16)
             if not chunk:
                 raise EOFError(f"{self.tool} worker exited with {self.proc.wait()}")
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
+        reply: dict[str, Any] = json.loads(line)  # the worker's JSON reply object
+        return reply
 
     def kill(self) -> None:
         self._selector.close()

@@ -144,11 +144,11 @@ class BwrapSandbox(Sandbox):
             status = _read_available(status_r)
         finally:
             os.close(status_r)
-        if self.privileged and (result.timed_out or result.output_exceeded):
-            # Killing bwrap does not wait for its pid namespace to be torn down:
-            # make sure nothing of this uid outlives the run.
-            if stragglers := kill_processes_of_uid(uid):
-                log.debug("killed %d leftover processes of uid %d", len(stragglers), uid)
+        # Killing bwrap does not wait for its pid namespace to be torn down:
+        # make sure nothing of this uid outlives the run.
+        if (self.privileged and (result.timed_out or result.output_exceeded)
+                and (stragglers := kill_processes_of_uid(uid))):
+            log.debug("killed %d leftover processes of uid %d", len(stragglers), uid)
         # bwrap reports the program's exit code only if the box was set up; without
         # it the failure is the sandbox's (bad mount, no namespaces), not the program's.
         if b'"exit-code"' not in status and not (result.timed_out or result.output_exceeded):
@@ -209,7 +209,8 @@ class BwrapSandbox(Sandbox):
             raise SandboxError(f"cannot bind {path}: {exc}") from exc
         needed = 0o005 if stat.S_ISDIR(mode) else 0o004
         if self.privileged and mode & needed != needed:
-            raise SandboxError(f"{path} is not readable by the sandbox uid: chmod o+rX it (mode {oct(mode & 0o777)})")
+            raise SandboxError(
+                f"{path} is not readable by the sandbox uid: chmod o+rX it (mode {oct(mode & 0o777)})")
 
     def _skeleton_args(self) -> list[str]:
         """Namespaces and the read-only root shared by every run of this sandbox."""
@@ -217,11 +218,13 @@ class BwrapSandbox(Sandbox):
             namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
             # setpriv needs SETUID/SETGID to drop to the sandbox uid and SETPCAP to
             # empty the bounding set; the program itself ends with no capabilities.
-            caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+            caps = ["--cap-drop", "ALL",
+                    "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
         else:
             namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
             caps = ["--cap-drop", "ALL"]
-        args = [*namespaces, "--as-pid-1", "--die-with-parent", "--new-session", *caps, "--hostname", "box", "--tmpfs", "/"]
+        args = [*namespaces, "--as-pid-1", "--die-with-parent", "--new-session", *caps,
+                "--hostname", "box", "--tmpfs", "/"]
         args += ["--ro-bind", "/usr", "/usr"]
         for top in _USR_LINKS:
             if os.path.islink(top):

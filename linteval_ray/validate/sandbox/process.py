@@ -238,7 +238,8 @@ def _classify(out: _Outcome, limits: RunLimits, exit_code_signals: bool) -> RunR
     else:
         exit_code = os.WEXITSTATUS(out.status)
         if exit_code_signals and 128 < exit_code <= 128 + 64:
-            exit_code, sig = None, exit_code - 128
+            sig = exit_code - 128
+            exit_code = None
     usage = out.rusage
     cpu_s = (usage.ru_utime + usage.ru_stime) if usage else 0.0
     max_rss_mb = (usage.ru_maxrss / 1024) if usage else 0.0

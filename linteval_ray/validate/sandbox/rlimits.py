@@ -54,7 +54,8 @@ class RlimitSandbox(Sandbox):
         for mount in mounts or []:
             # No mount namespace: a mount only works if it is at its host path already.
             if os.path.normpath(mount.dst) != str(Path(mount.src).resolve()):
-                raise SandboxError(f"the 'rlimits' sandbox cannot mount {mount.src} at {mount.dst}; mount at the same path")
+                raise SandboxError(
+                    f"the 'rlimits' sandbox cannot mount {mount.src} at {mount.dst}; mount at the same path")
         run_env = {**build_env(env), "HOME": str(workdir)}
         return run_limited(
             [*prlimit_argv(limits), *argv],

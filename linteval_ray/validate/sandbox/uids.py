@@ -9,6 +9,7 @@ leaks its uid.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
@@ -70,10 +71,8 @@ def kill_processes_of_uid(uid: int, timeout_s: float = 5.0) -> list[int]:
     while pids := processes_of_uid(uid):
         stragglers += [p for p in pids if p not in stragglers]
         for pid in pids:
-            try:
+            with contextlib.suppress(ProcessLookupError):  # exited meanwhile
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         if time.monotonic() > deadline:
             described = ", ".join(f"{pid} (state {_state(pid)}: {_command(pid)})" for pid in pids)
             raise SandboxError(f"processes of sandbox uid {uid} survive SIGKILL: {described}")
@@ -116,4 +115,5 @@ def _ensure_private_dir(path: Path) -> None:
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     st = path.lstat()
     if not path.is_dir() or path.is_symlink() or st.st_uid != os.geteuid() or st.st_mode & 0o022:
-        raise SandboxError(f"sandbox uid lock dir {path} must be a directory owned by uid {os.geteuid()}, not group/world-writable")
+        raise SandboxError(f"sandbox uid lock dir {path} must be a directory owned by uid {os.geteuid()}, "
+                           "not group/world-writable")

@@ -50,10 +50,13 @@ def test_compiled_cpp_artifact_is_runnable_and_readable_by_others(ctx: JudgeCont
 def test_compile_cached_compiles_once_and_caches_failures_too(ctx: JudgeContext) -> None:
     good = "int main() { return 0; }\n"
     bad = "int main() { return }\n"
-    first = compile_cached("cpp", good, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain, scratch=ctx.scratch)
-    failed = compile_cached("cpp", bad, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain, scratch=ctx.scratch)
+    first = compile_cached("cpp", good, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
+                           scratch=ctx.scratch)
+    failed = compile_cached("cpp", bad, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
+                            scratch=ctx.scratch)
     misses = ctx.cache.stats.misses
-    again = compile_cached("cpp", good, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain, scratch=ctx.scratch)
+    again = compile_cached("cpp", good, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
+                           scratch=ctx.scratch)
     failed_again = compile_cached(
         "cpp", bad, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain, scratch=ctx.scratch
     )

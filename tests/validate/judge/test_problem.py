@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+
 import pytest
 
 from linteval_ray.validate.judge import JudgeContext, ProblemError, ProblemErrorKind, prepare_problem
@@ -47,8 +48,9 @@ def test_a_generator_that_crashes_is_named_with_its_exit(ctx: JudgeContext) -> N
 
 
 def test_only_refused_lines_is_no_valid_tests_naming_the_first(ctx: JudgeContext) -> None:
+    commands = "# none run\n./gen -n 5 -max 9 | head\n./gen -s 'a\n"
     with pytest.raises(ProblemError) as info:
-        prepare_problem(problems.record("py3", generator_cmd="# none run\n./gen -n 5 -max 9 | head\n./gen -s 'a\n"), ctx)
+        prepare_problem(problems.record("py3", generator_cmd=commands), ctx)
     assert info.value.kind == ProblemErrorKind.NO_VALID_TESTS
     assert info.value.detail == (
         "2 commands: 2 generator failures, 0 rejected by the validator; first generator failure: "
@@ -67,7 +69,7 @@ def test_tests_are_validated_deduplicated_and_answered_by_the_original(ctx: Judg
     inputs = [tests.input_path(name).read_text() for name in tests.names]
     assert len(set(inputs)) == len(inputs)
     assert [int(text.split()[0]) for text in inputs] == [1, 5, 50]  # command order kept
-    for name, text in zip(tests.names, inputs):
+    for name, text in zip(tests.names, inputs, strict=True):
         answer = problem.reference.answer_path(name).read_text().split()
         expected_sum, expected_mean = _expected_answer(text)
         assert int(answer[0]) == expected_sum

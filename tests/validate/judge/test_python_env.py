@@ -10,7 +10,8 @@ from linteval_ray.validate.judge import JudgeContext, compile_program, judge_rev
 from linteval_ray.validate.sandbox import RunLimits
 from tests.validate.judge import problems
 
-WORDS = ["apple", "banana", "cherry", "date", "elder", "fig", "grape", "honeydew", "kiwi", "lemon", "mango", "nectarine"]
+WORDS = ["apple", "banana", "cherry", "date", "elder", "fig", "grape", "honeydew", "kiwi", "lemon", "mango",
+         "nectarine"]
 PRINT_SET = f"print(list({set(WORDS)!r}))\n"  # the order of a set of str follows the hash seed
 # The sum/mean problem, answered with a sum shifted by a checksum of a set's order: right
 # only if the revision iterates the set in the order the original did.

@@ -94,9 +94,11 @@ def test_infinite_loop_is_time_limit_and_stops_starting_tests(
 @pytest.mark.parametrize(
     ("language", "code"),
     [
-        ("cpp", "#include <vector>\n#include <cstdio>\nint main() { std::vector<long long> v(1LL << 31, 1); printf(\"%lld\", v[7]); }\n"),
+        ("cpp", "#include <vector>\n#include <cstdio>\n"
+                "int main() { std::vector<long long> v(1LL << 31, 1); printf(\"%lld\", v[7]); }\n"),
         ("py3", "a = [0] * (10 ** 10)\n"),
-        ("java", "public class Main { public static void main(String[] a) { long[] x = new long[1 << 30]; x[5] = 1; System.out.println(x[5]); } }\n"),
+        ("java", "public class Main { public static void main(String[] a) "
+                 "{ long[] x = new long[1 << 30]; x[5] = 1; System.out.println(x[5]); } }\n"),
     ],
 )
 def test_memory_hog_is_memory_limit(
@@ -134,8 +136,10 @@ def test_deep_recursion_gets_a_stack_as_large_as_the_memory_limit(
 ) -> None:
     # ~100 MB of stack: crashes under the default 8 MiB stack.
     code = (
-        "#include <bits/stdc++.h>\nint depth(int n) { volatile char pad[100]; pad[0] = n; return n ? depth(n - 1) + pad[0] * 0 + 1 : 0; }\n"
-        "int main() { int n; std::cin >> n; long long s = 0, a; for (int i = 0; i < n; i++) { std::cin >> a; s += a; }\n"
+        "#include <bits/stdc++.h>\n"
+        "int depth(int n) { volatile char pad[100]; pad[0] = n; return n ? depth(n - 1) + pad[0] * 0 + 1 : 0; }\n"
+        "int main() { int n; std::cin >> n; long long s = 0, a; "
+        "for (int i = 0; i < n; i++) { std::cin >> a; s += a; }\n"
         "  if (depth(1000000) != 1000000) return 1; printf(\"%lld %.9f\\n\", s, (double)s / n); }\n"
     )
     result = _judge(prepared, ctx, "cpp", code)

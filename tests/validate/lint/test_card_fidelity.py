@@ -41,10 +41,9 @@ def test_no_cpp_alert_where_the_record_has_none(linters: Linters, view: CppView)
             view.first_alert.line, view.first_alert.column, view.first_alert.identity)
 
 
-def test_broad_profile_disagrees_with_the_record(toolchain) -> None:  # noqa: ANN001 - fixture
+def test_broad_profile_disagrees_with_the_record(toolchain) -> None:
     """The reason the default changed: the old settings flag lines the record leaves clean."""
     from linteval_ray.validate.lint.profiles import load_profile
-
     from tests.card_rows import CPP_106C
 
     with Linters(toolchain, profile=load_profile("broad")) as broad:

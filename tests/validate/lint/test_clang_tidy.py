@@ -1,18 +1,16 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.lint import LintError, Linters
-from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.clang_tidy import ClangTidy, ClangTidyConfig, line_starts, offset_to_line_column
+from linteval_ray.validate.lint.profiles import load_profile
 
 CLEAN = "auto main() -> int { return 0; }\n"
 
 
-def checks(messages):  # noqa: ANN001, ANN201
+def checks(messages):
     return {m.check_name for m in messages}
 
 
@@ -40,7 +38,8 @@ def test_dataset_style_compiler_diagnostics(linters: Linters) -> None:
             "  for (int idx = 0; idx < vec.size(); idx++) { total += vec[idx]; }\n  return total;\n}\n")
     (messages,) = linters.lint("cpp", [code])
     by_check = {m.check_name: m for m in messages}
-    assert (by_check["clang-diagnostic-ignored-pragmas"].line, by_check["clang-diagnostic-ignored-pragmas"].column) == (1, 17)
+    pragmas = by_check["clang-diagnostic-ignored-pragmas"]
+    assert (pragmas.line, pragmas.column) == (1, 17)
     assert by_check["clang-diagnostic-register"].severity == "error"
     assert by_check["clang-diagnostic-sign-compare"].category == "other"  # needs -Wall -Wextra
 

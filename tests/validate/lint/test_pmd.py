@@ -5,8 +5,8 @@ import pytest
 from linteval_ray.schema.record import LintMessage
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.lint import LintError, Linters
-from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.pmd import PARSE_ERROR_CHECK, Pmd
+from linteval_ray.validate.lint.profiles import load_profile
 
 BRACES = """public class Main {
     public static void main(String[] args) {

@@ -9,7 +9,7 @@ from linteval_ray.validate.lint.pylint import Pylint
 CLEAN = '"""A clean module."""\n\nprint(sum(int(part) for part in input().split()))\n'
 
 
-def checks(messages):  # noqa: ANN001, ANN201
+def checks(messages):
     return {m.check_name for m in messages}
 
 

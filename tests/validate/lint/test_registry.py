@@ -37,7 +37,7 @@ def test_config_id_changes_with_the_rules(toolchain: Toolchain, tmp_path: Path) 
 
 
 def test_missing_profile_or_config_is_named(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="not found: use one of .*linteval"):
+    with pytest.raises(ConfigError, match=r"not found: use one of .*linteval"):
         load_profile("no-such-profile")
     shutil.copytree(load_profile("broad").path, tmp_path / "p")
     (tmp_path / "p" / "pylintrc").unlink()

@@ -62,7 +62,8 @@ def test_death_by_signal_is_reported_as_a_signal(sandbox: BwrapSandbox, workdir:
 
 @as_root
 def test_runs_as_the_dedicated_uid_without_capabilities(sandbox: BwrapSandbox, workdir: Path) -> None:
-    r = run(sandbox, ["/bin/sh", "-c", "id -u; id -g; id -G; grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status"], workdir)
+    script = "id -u; id -g; id -G; grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status"
+    r = run(sandbox, ["/bin/sh", "-c", script], workdir)
     uid = str(sandbox.uid).encode()
     lines = r.stdout.split(b"\n")
     assert lines[:3] == [uid, uid, uid]

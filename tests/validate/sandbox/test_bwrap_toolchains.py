@@ -109,6 +109,7 @@ def test_java_heap_exhaustion_is_flagged_as_memory(sandbox: BwrapSandbox, java_c
 
 def test_python3_runs_a_solution(sandbox: BwrapSandbox, workdir: Path) -> None:
     (workdir / "sol.py").write_text("import sys\nprint(sum(map(int, sys.stdin.read().split())))\n")
-    r = sandbox.run(["/usr/bin/python3", "sol.py"], workdir=workdir, limits=RunLimits(wall_s=10, memory_mb=256), stdin=b"1 2 3\n")
+    r = sandbox.run(["/usr/bin/python3", "sol.py"], workdir=workdir, limits=RunLimits(wall_s=10, memory_mb=256),
+                    stdin=b"1 2 3\n")
     assert r.ok, r.stderr
     assert r.stdout == b"6\n"

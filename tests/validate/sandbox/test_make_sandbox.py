@@ -39,7 +39,8 @@ def test_extra_binds_are_visible_read_only(tmp_path: Path) -> None:
     workdir.mkdir()
     sb = make_sandbox(extra_ro_binds=[shared, shared / "data.txt"])
     try:
-        r = sb.run(["/bin/sh", "-c", f"cat {shared}/data.txt; echo x > {shared}/data.txt"], workdir=workdir, limits=RunLimits(wall_s=10))
+        r = sb.run(["/bin/sh", "-c", f"cat {shared}/data.txt; echo x > {shared}/data.txt"], workdir=workdir,
+                   limits=RunLimits(wall_s=10))
         assert r.stdout == b"shared-data"
         assert b"Read-only file system" in r.stderr or b"Permission denied" in r.stderr
         assert (shared / "data.txt").read_text() == "shared-data"
@@ -57,7 +58,8 @@ def test_toolchain_parts_outside_usr_are_bound(tmp_path: Path) -> None:
         pytest.skip(f"no toolchain: {exc}")
     sb = make_sandbox(toolchain=tc)
     try:
-        script = f"{tc.clang_tidy} --version && test -r {tc.testlib_dir}/testlib.h && ls {tc.pmd_home}/lib | grep -c jar"
+        script = (f"{tc.clang_tidy} --version && test -r {tc.testlib_dir}/testlib.h"
+                  f" && ls {tc.pmd_home}/lib | grep -c jar")
         r = sb.run(["/bin/sh", "-c", script], workdir=tmp_path, limits=RunLimits(wall_s=30, memory_mb=1024))
         assert r.ok, r.stderr
         assert b"LLVM version" in r.stdout
@@ -75,7 +77,8 @@ def test_unreadable_mount_is_a_sandbox_error(sandbox: BwrapSandbox, tmp_path: Pa
 
 def test_reserved_mount_destination_is_a_sandbox_error(sandbox: BwrapSandbox, tmp_path: Path) -> None:
     with pytest.raises(SandboxError, match="not allowed"):
-        sandbox.run(["/bin/true"], workdir=tmp_path, limits=RunLimits(wall_s=5), mounts=[Mount(src=tmp_path, dst="/box")])
+        sandbox.run(["/bin/true"], workdir=tmp_path, limits=RunLimits(wall_s=5),
+                    mounts=[Mount(src=tmp_path, dst="/box")])
 
 
 def test_box_setup_failure_is_a_sandbox_error_not_a_program_failure(sandbox: BwrapSandbox, tmp_path: Path) -> None:
@@ -83,4 +86,5 @@ def test_box_setup_failure_is_a_sandbox_error_not_a_program_failure(sandbox: Bwr
     src.mkdir()
     src.chmod(0o755)
     with pytest.raises(SandboxError, match="could not set up the box"):
-        sandbox.run(["/bin/true"], workdir=tmp_path, limits=RunLimits(wall_s=5), mounts=[Mount(src=src, dst="/usr/new/inc")])
+        sandbox.run(["/bin/true"], workdir=tmp_path, limits=RunLimits(wall_s=5),
+                    mounts=[Mount(src=src, dst="/usr/new/inc")])

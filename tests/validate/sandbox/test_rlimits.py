@@ -33,7 +33,8 @@ def test_warns_loudly_when_allowed(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def test_runs_in_the_workdir_with_stdin(unsafe: RlimitSandbox, tmp_path: Path) -> None:
-    r = unsafe.run(["/bin/sh", "-c", "cat > got.txt; echo done"], workdir=tmp_path, limits=RunLimits(wall_s=10), stdin=b"abc")
+    r = unsafe.run(["/bin/sh", "-c", "cat > got.txt; echo done"], workdir=tmp_path, limits=RunLimits(wall_s=10),
+                   stdin=b"abc")
     assert r.ok and r.stdout == b"done\n"
     assert (tmp_path / "got.txt").read_bytes() == b"abc"
 
@@ -64,7 +65,8 @@ def test_cpu_limit(unsafe: RlimitSandbox, tmp_path: Path) -> None:
 
 
 def test_memory_limit(unsafe: RlimitSandbox, tmp_path: Path) -> None:
-    r = unsafe.run([PYTHON, "-c", "x = bytearray(1 << 30)"], workdir=tmp_path, limits=RunLimits(wall_s=30, memory_mb=256))
+    r = unsafe.run([PYTHON, "-c", "x = bytearray(1 << 30)"], workdir=tmp_path,
+                   limits=RunLimits(wall_s=30, memory_mb=256))
     assert r.exit_code == 1 and r.memory_exceeded
 
 
@@ -86,6 +88,7 @@ def test_cannot_mount_elsewhere(unsafe: RlimitSandbox, tmp_path: Path) -> None:
     from linteval_ray.validate.sandbox import Mount
 
     with pytest.raises(SandboxError, match="same path"):
-        unsafe.run(["/bin/true"], workdir=tmp_path, limits=RunLimits(wall_s=5), mounts=[Mount(src=tmp_path, dst="/inc")])
+        unsafe.run(["/bin/true"], workdir=tmp_path, limits=RunLimits(wall_s=5),
+                   mounts=[Mount(src=tmp_path, dst="/inc")])
     same = Mount(src=tmp_path, dst=os.fspath(tmp_path.resolve()))
     assert unsafe.run(["/bin/true"], workdir=tmp_path, limits=RunLimits(wall_s=5), mounts=[same]).ok

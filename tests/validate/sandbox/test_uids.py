@@ -38,7 +38,8 @@ def test_another_process_gets_another_uid(tmp_path: Path) -> None:
 def test_skips_a_uid_that_still_has_processes(tmp_path: Path) -> None:
     if subprocess.run(["id", "-u"], capture_output=True, text=True).stdout.strip() != "0":
         pytest.skip("needs root to start a process as another uid")
-    squatter = subprocess.Popen(["setpriv", f"--reuid={UIDS.start}", f"--regid={UIDS.start}", "--clear-groups", "sleep", "300"])
+    squatter = subprocess.Popen(
+        ["setpriv", f"--reuid={UIDS.start}", f"--regid={UIDS.start}", "--clear-groups", "sleep", "300"])
     try:
         while not processes_of_uid(UIDS.start):  # until setpriv has switched uid
             time.sleep(0.01)

@@ -14,7 +14,7 @@ import hashlib
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from linteval_ray.config import ConfigError
 
@@ -78,7 +78,7 @@ def load_profile(spec: str | Path | None = None) -> LintProfile:
         raise LintProfileError(f"lint profile {folder} lacks {', '.join(missing)}")
     try:
         info = LintProfileInfo.model_validate(yaml.safe_load((folder / PROFILE_FILE).read_text()))
-    except Exception as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValidationError) as exc:  # unreadable, not YAML, bad fields
         raise LintProfileError(f"{folder / PROFILE_FILE}: {exc}") from None
     return LintProfile(info=info, path=folder.resolve(), config_id=_config_id(folder))
 
