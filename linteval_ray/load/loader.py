@@ -52,14 +52,13 @@ def load_split(
         for row_number, outcome in _selected(rows, wanted):
             if options.limit is not None and len(result.records) >= options.limit:
                 break
-            if isinstance(outcome, dict):
-                outcome = validate_row(row_number, outcome)
-            if isinstance(outcome, LintEvalRecord):
-                outcome = _claim_sample_id(row_number, outcome, first_row_of)
-            if isinstance(outcome, LoadError):
-                result.errors.append(outcome)
+            checked = validate_row(row_number, outcome) if isinstance(outcome, dict) else outcome
+            if isinstance(checked, LintEvalRecord):
+                checked = _claim_sample_id(row_number, checked, first_row_of)
+            if isinstance(checked, LoadError):
+                result.errors.append(checked)
             else:
-                result.records.append(outcome)
+                result.records.append(checked)
     logger.info("loaded %d records from %s (%d bad rows)", len(result.records), url, len(result.errors))
     return result
 
@@ -76,7 +75,7 @@ class _RowFilter:
     """The dataset filters, checked on raw values so that excluded rows are never validated."""
 
     def __init__(self, options: DatasetConfig) -> None:
-        self.languages = set(options.languages) if options.languages is not None else None
+        self.languages: set[str] | None = set(options.languages) if options.languages is not None else None
         self.sample_ids = set(options.sample_ids) if options.sample_ids is not None else None
         self.problem_ids = set(options.problem_ids) if options.problem_ids is not None else None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -51,7 +51,7 @@ def detect_format(url: str) -> Format:
 
 def iter_rows(
     url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY
-) -> Iterator[Row]:
+) -> Generator[Row, None, None]:
     """Yield ``(row_number, dict)`` per row, or ``(row_number, LoadError)`` for an unparsable one."""
     fmt = detect_format(url)
     try:

@@ -218,7 +218,7 @@ def _read_block(lines: list[str], start: int, fence: str, tag: str) -> tuple[Cod
 
 def _is_python_program(text: str) -> bool:
     try:
-        tree = compile(text, "<response>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        tree = ast.parse(text, "<response>", "exec")
         compile(tree, "<response>", "exec", dont_inherit=True)  # scope errors: return/await outside def
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # the last two: nesting too deep
         return False

@@ -23,6 +23,7 @@ from linteval_ray.languages import language as language_spec
 from linteval_ray.languages import languages
 from linteval_ray.schema.record import Language, LintEvalRecord, LintMessage
 
+
 class PromptError(LintEvalError, ValueError):
     """A prompt template is missing or malformed; the message names the file."""
 

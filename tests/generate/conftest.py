@@ -39,7 +39,7 @@ def prompt_rows(records: list[LintEvalRecord], n: int) -> list[dict[str, Any]]:
 def vllm_import_error() -> str | None:
     try:
         import vllm  # noqa: F401  # pylint: disable=unused-import,import-outside-toplevel
-    except Exception as exc:  # any failure (missing, broken CUDA wheels...) means: skip
+    except Exception as exc:  # noqa: BLE001 - any failure (missing, broken CUDA wheels...) means: skip
         return f"{type(exc).__name__}: {exc}"
     return None
 

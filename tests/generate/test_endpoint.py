@@ -3,6 +3,7 @@ timeouts, the API key) and a real ``vllm serve`` of the tiny model."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -52,7 +53,7 @@ class ScriptedServer(ThreadingHTTPServer):
 class ScriptedHandler(BaseHTTPRequestHandler):
     server: ScriptedServer
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         case = CASE.search(body["messages"][-1]["content"])[1]  # type: ignore[index]
         with self.server.lock:
@@ -80,10 +81,8 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client timed out and left
             self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client timed out and left
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -101,9 +100,11 @@ def scripted_server() -> Iterator[ScriptedServer]:
 
 def case_rows(cases: list[str]) -> list[dict[str, Any]]:
     records = bundled_records()
-    marked = [r.model_copy(update={"code": f"// CASE={case}\n{r.code}"}) for r, case in zip(records, cases)]
+    # the first len(cases) records, each marked with its case
+    marked = [r.model_copy(update={"code": f"// CASE={case}\n{r.code}"})
+              for r, case in zip(records, cases, strict=False)]
     rows = prompt_rows(marked, n=1)
-    for row, case in zip(rows, cases):
+    for row, case in zip(rows, cases, strict=True):
         row["case"] = case
     return rows
 

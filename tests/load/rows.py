@@ -30,7 +30,8 @@ int main(int argc, char* argv[]) {
 CODE = {
     "py3": "n = int(input())\nprint(n)",
     "cpp": "#include <bits/stdc++.h>\nint main(){int n;std::cin>>n;std::cout<<n;}\n",
-    "java": "import java.util.*;\npublic class Main{public static void main(String[] a){System.out.println(new Scanner(System.in).nextInt());}}\n",
+    "java": ("import java.util.*;\npublic class Main{public static void main(String[] a)"
+             "{System.out.println(new Scanner(System.in).nextInt());}}\n"),
 }
 
 

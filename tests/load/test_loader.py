@@ -199,7 +199,7 @@ def test_limit_stops_reading_early(tmp_path: Path) -> None:
 
 
 def test_missing_source_raises_with_its_path(tmp_path: Path) -> None:
-    with pytest.raises(SourceError, match="missing.jsonl: no such file"):
+    with pytest.raises(SourceError, match=r"missing\.jsonl: no such file"):
         load_split(str(tmp_path / "missing.jsonl"))
 
 

@@ -62,7 +62,7 @@ def test_format_comes_from_the_name(name: str, expected: str) -> None:
 
 @pytest.mark.parametrize("name", ["a.csv", "a.parquet.gz", "folder/"])
 def test_unknown_formats_are_refused_with_the_name(name: str) -> None:
-    with pytest.raises(SourceError, match="a.csv|Parquet compresses|unknown format"):
+    with pytest.raises(SourceError, match=r"a\.csv|Parquet compresses|unknown format"):
         detect_format(name)
 
 

@@ -3,6 +3,7 @@ and recomputes none of the rows that were already durably written."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -38,10 +39,8 @@ def _kill_ray_processes_under(ray_tmp: str) -> None:
         except OSError:
             continue
         if ray_tmp in cmdline:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(int(pid), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 def _shards(output: Path) -> dict[str, bytes]:
