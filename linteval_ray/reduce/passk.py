@@ -8,8 +8,6 @@ binomials overflow floats for large ``n``; the product form
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased estimate of pass@k for one sample with ``c`` of ``n`` draws passing."""
@@ -24,8 +22,3 @@ def pass_at_k(n: int, c: int, k: int) -> float:
         survive *= 1.0 - k / i
     return 1.0 - survive
 
-
-def mean_pass_at_k(counts: Iterable[tuple[int, int]], k: int) -> float | None:
-    """Mean pass@k over samples given as ``(n, c)`` pairs; None when there are none."""
-    values = [pass_at_k(n, c, k) for n, c in counts]
-    return sum(values) / len(values) if values else None

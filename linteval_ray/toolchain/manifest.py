@@ -16,9 +16,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from linteval_ray.toolchain.probe import ProbeError, ToolInfo
-from linteval_ray.toolchain.tools import TOOLS, tool
+from linteval_ray.toolchain.tools import TOOLS
 
-__all__ = ["ProbeError", "ToolInfo", "ToolchainManifest", "manifest_for", "probe_clang_tidy", "probe_pmd"]
+__all__ = ["ProbeError", "ToolInfo", "ToolchainManifest", "manifest_for"]
 
 
 class ToolchainManifest(BaseModel):
@@ -35,15 +35,6 @@ class ToolchainManifest(BaseModel):
 
 
 TOOL_NAMES_OUTSIDE_IDENTITY = frozenset(spec.name for spec in TOOLS if not spec.in_identity)
-
-
-def probe_clang_tidy(path: str) -> ToolInfo:
-    """The linters report their own version with the table's probe."""
-    return tool("clang_tidy").probe.read(path)
-
-
-def probe_pmd(home: str) -> ToolInfo:
-    return tool("pmd").probe.read(home)
 
 
 def probe_every_tool(prefix: Path, known_paths: Mapping[str, str | None]) -> ToolchainManifest:

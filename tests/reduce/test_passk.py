@@ -5,7 +5,7 @@ from math import comb
 
 import pytest
 
-from linteval_ray.reduce.passk import mean_pass_at_k, pass_at_k
+from linteval_ray.reduce.passk import pass_at_k
 
 
 def brute_force(n: int, c: int, k: int) -> float:
@@ -45,8 +45,3 @@ def test_rejects_impossible_counts(n: int, c: int, k: int) -> None:
     with pytest.raises(ValueError):
         pass_at_k(n, c, k)
 
-
-def test_mean_over_samples() -> None:
-    assert mean_pass_at_k([(2, 1), (2, 0), (2, 2)], k=1) == pytest.approx(0.5)
-    assert mean_pass_at_k([(2, 1), (2, 0)], k=2) == pytest.approx(0.5)
-    assert mean_pass_at_k([], k=1) is None

@@ -71,10 +71,6 @@ class Linter(ABC):
             messages.append(outcome)
         return messages
 
-    @abstractmethod
-    def version(self) -> str:
-        """The tool's version (part of the lint identity)."""
-
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release held processes."""
 

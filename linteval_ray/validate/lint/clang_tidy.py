@@ -19,7 +19,6 @@ from pydantic import BaseModel
 
 from linteval_ray import languages
 from linteval_ray.schema.record import LintMessage
-from linteval_ray.toolchain.manifest import probe_clang_tidy
 from linteval_ray.validate.lint.base import Linter, LintError, LinterSettings, LintOutcome, run_bounded, tail
 from linteval_ray.validate.lint.categories import clang_tidy_family
 from linteval_ray.validate.sandbox.base import BOX_DIR, RunLimits, Sandbox, SandboxError
@@ -78,18 +77,12 @@ class ClangTidy(Linter):
         self.jobs = jobs
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
-        self._version: str | None = None
 
     @classmethod
     def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> ClangTidy:
         config = ClangTidyConfig.load(profile.file("clang-tidy.yaml"))
         return cls(toolchain.clang_tidy, config, jobs=settings.jobs, timeout_s=settings.timeout_s,
                    sandbox=settings.sandbox)
-
-    def version(self) -> str:
-        if self._version is None:
-            self._version = probe_clang_tidy(self.binary).version
-        return self._version
 
     def lint_each(self, codes: list[str]) -> list[LintOutcome]:
         if len(codes) <= 1 or self.jobs <= 1:

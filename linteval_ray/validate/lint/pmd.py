@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from linteval_ray import languages
 from linteval_ray.schema.record import LintMessage
-from linteval_ray.toolchain.manifest import probe_pmd
 from linteval_ray.validate.lint.base import Linter, LintError, LinterSettings, LintOutcome, run_bounded, tail
 from linteval_ray.validate.lint.categories import pmd_family
 from linteval_ray.validate.lint.worker import LineWorker
@@ -54,17 +53,11 @@ class Pmd(Linter):
         self.pmd_home = pmd_home
         self.ruleset = ruleset
         self.timeout_s = timeout_s
-        self._version: str | None = None
         self._server: LineWorker | None = None
 
     @classmethod
     def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> Pmd:
         return cls(toolchain.java, toolchain.pmd_home, profile.file("pmd-ruleset.xml"), timeout_s=settings.timeout_s)
-
-    def version(self) -> str:
-        if self._version is None:
-            self._version = probe_pmd(str(self.pmd_home)).version
-        return self._version
 
     def classpath(self) -> str:
         return f"{self.pmd_home / 'conf'}:{self.pmd_home / 'lib'}/*"

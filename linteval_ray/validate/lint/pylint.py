@@ -7,7 +7,6 @@ gets a ``LintError``; the worker is killed and restarted for the next file.
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import logging
 import tempfile
@@ -45,9 +44,6 @@ class Pylint(Linter):
     @classmethod
     def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> Pylint:
         return cls(toolchain.python, profile.file("pylintrc"), timeout_s=settings.timeout_s)
-
-    def version(self) -> str:
-        return importlib.metadata.version("pylint")
 
     def worker(self) -> LineWorker:
         if self._worker is None or not self._worker.alive:
