@@ -8,7 +8,7 @@ import logging
 import sys
 
 from linteval_ray import __version__
-from linteval_ray.config import ConfigError, RunConfig, load_config
+from linteval_ray.config import ConfigError, RunConfig, dataset_overrides, load_config
 from linteval_ray.errors import LintEvalError
 
 DESCRIPTION = """\
@@ -40,15 +40,7 @@ def _add_run_overrides(p: argparse.ArgumentParser) -> None:
 
 def _flag_overrides(args: argparse.Namespace) -> list[str]:
     """CLI flags as config overrides (they win over the file, --set wins over them)."""
-    pairs = []
-    if args.dataset:
-        pairs.append(f"dataset.source={json.dumps(args.dataset)}")
-    if args.limit:
-        pairs.append(f"dataset.limit={args.limit}")
-    if args.language:
-        pairs.append(f"dataset.languages={json.dumps(args.language)}")
-    if args.sample_id:
-        pairs.append(f"dataset.sample_ids={json.dumps(args.sample_id)}")
+    pairs = dataset_overrides(args.dataset, args.limit, args.language, args.sample_id)
     if args.predictions:
         pairs += ["generation.backend=replay", f"generation.replay.predictions={json.dumps(args.predictions)}"]
     for name, key in [("output", "output"), ("run_name", "run_name"), ("ray_address", "ray.address"),

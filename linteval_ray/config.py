@@ -7,6 +7,7 @@ the key, so a typo never silently falls back to a default.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -175,6 +176,21 @@ class RunConfig(_Section):
 
 class ConfigError(LintEvalError, ValueError):
     """A config file or override is wrong; the message names the key."""
+
+
+def dataset_overrides(source: str | None = None, limit: int | None = None, languages: list[str] | None = None,
+                      sample_ids: list[str] | None = None) -> list[str]:
+    """The dataset flags every command shares (--dataset, --limit, --language, --sample-id) as overrides."""
+    pairs = []
+    if source:
+        pairs.append(f"dataset.source={json.dumps(source)}")
+    if limit:
+        pairs.append(f"dataset.limit={limit}")
+    if languages:
+        pairs.append(f"dataset.languages={json.dumps(languages)}")
+    if sample_ids:
+        pairs.append(f"dataset.sample_ids={json.dumps(sample_ids)}")
+    return pairs
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> RunConfig:

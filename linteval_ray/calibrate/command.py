@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from linteval_ray.calibrate.agreement import CalibrationReport, CalibrationSample, compare
 from linteval_ray.calibrate.derive import derive_profile
-from linteval_ray.config import RunConfig, load_config
+from linteval_ray.config import RunConfig, dataset_overrides, load_config
 from linteval_ray.languages import languages
 from linteval_ray.load.loader import load_split
 from linteval_ray.report.tables import Table, pct, to_text
@@ -63,13 +63,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _config(args: argparse.Namespace) -> RunConfig:
-    pairs = []
-    if args.dataset:
-        pairs.append(f"dataset.source={json.dumps(args.dataset)}")
-    if args.limit:
-        pairs.append(f"dataset.limit={args.limit}")
-    if args.language:
-        pairs.append(f"dataset.languages={json.dumps(args.language)}")
+    pairs = dataset_overrides(args.dataset, args.limit, args.language)
     if args.profile:
         pairs.append(f"validation.lint_profile={json.dumps(args.profile)}")
     if args.ray_address:

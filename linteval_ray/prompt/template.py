@@ -1,4 +1,4 @@
-"""Versioned chat prompts: ``configs/prompts/<version>.yaml`` rendered for one record.
+"""Versioned chat prompts: ``linteval_ray/prompt/prompts/<version>.yaml`` (package data) rendered for one record.
 
 A template file holds ``version``, ``system`` and ``user`` strings with ``${name}``
 placeholders (``string.Template``: program text is substituted verbatim, its braces
