@@ -98,10 +98,11 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     from linteval_ray.reduce.reduce import reduce_run
     from linteval_ray.report.publish import publish
     from linteval_ray.report.tables import metric_tables, to_text
+    from linteval_ray.store.folder import RunFolder
 
-    storage = load_config(args.config).storage
-    reduction = reduce_run(args.output.rstrip("/"), storage)
-    index = publish(reduction.output, reduction.results, reduction.metrics, storage)
+    folder = RunFolder.open(args.output, load_config(args.config).storage)
+    reduction = reduce_run(folder)
+    index = publish(folder, reduction.results, reduction.metrics)
     for table in metric_tables(reduction.metrics):
         print(to_text(table), end="\n\n")
     for warning in reduction.metrics.warnings():
@@ -114,15 +115,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from linteval_ray.report.compare import compare_table
     from linteval_ray.report.site import CompareRun, write_compare_site
     from linteval_ray.report.tables import to_markdown, to_text
+    from linteval_ray.store.folder import RunFolder
+    from linteval_ray.store.fs import ObjectStore
     from linteval_ray.store.shards import read_rows
 
-    storage = load_config(args.config).storage
-    outputs = [o.rstrip("/") for o in args.outputs]
-    table = compare_table(outputs, args.group, storage)
+    store = ObjectStore(storage=load_config(args.config).storage)
+    folders = [RunFolder(url=o.rstrip("/"), store=store) for o in args.outputs]
+    table = compare_table(folders, args.group)
     print(to_markdown(table) if args.markdown else to_text(table))
-    if len(outputs) > 1:
-        runs = [CompareRun(o.rsplit("/", 1)[-1], read_rows(o, storage)[0], f"{o}/report") for o in outputs]
-        print(f"compare: {write_compare_site(runs, args.site_dir or f'{outputs[0]}/report', storage)}")
+    if len(folders) > 1:
+        runs = [CompareRun(f.name, read_rows(f)[0], f.site) for f in folders]
+        print(f"compare: {write_compare_site(runs, args.site_dir or folders[0].site, store)}")
     return 0
 
 

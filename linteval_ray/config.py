@@ -152,7 +152,10 @@ class ValidationConfig(_Section):
         "NOPMD); off: suppressions a model adds hide no alert. Only for comparing with numbers computed that way",
     )
     cache_url: str | None = Field(
-        default=None, description="content cache (local folder or s3://...); default: ~/.cache/linteval-ray"
+        default=None,
+        description="shared content-cache tier every node reads and fills (folder or s3://...); default: "
+        "<parent of output>/linteval-cache when the output is on object storage, else none (each node "
+        "keeps its own cache in $LINTEVAL_CACHE_DIR, default ~/.cache/linteval-ray)",
     )
     pool: PoolConfig = Field(default_factory=PoolConfig)
 

@@ -58,14 +58,15 @@ def test_a_user_error_is_one_line_and_debug_shows_the_traceback(tmp_path):
 def test_reduce_writes_metrics_results_and_the_report(tmp_path):
     from linteval_ray.schema import ResultRow, Status, Verdict
     from linteval_ray.schema.result import SampleMetrics
+    from linteval_ray.store import RunFolder
     from linteval_ray.store.shards import write_rows
 
     metrics = SampleMetrics(original_total_messages=3, revised_total_messages=1, original_loc=10)
-    write_rows(str(tmp_path), [
+    write_rows(RunFolder.open(str(tmp_path)), [
         ResultRow(sample_id="a", row_id="a/0", language="cpp", status=Status.EVALUATED, pass_at_1=True,
                   verdict=Verdict.PASSED, metrics=metrics),
         ResultRow(sample_id="b", row_id="b/0", status=Status.INVALID_INPUT, error="bad row"),
-    ], None)
+    ])
     out = _cli("reduce", str(tmp_path))
     assert out.returncode == 0, out.stderr[-2000:]
     for name in ("metrics.json", "results.parquet", "report.md", "report.html"):

@@ -19,6 +19,8 @@ from linteval_ray.languages import languages
 from linteval_ray.load.loader import load_split
 from linteval_ray.report.tables import Table, pct, to_text
 from linteval_ray.schema.record import LintEvalRecord, LintMessage
+from linteval_ray.store.folder import CALIBRATION
+from linteval_ray.store.fs import ObjectStore
 from linteval_ray.validate.lint import LintError
 from linteval_ray.validate.lint.profiles import load_profile
 
@@ -50,7 +52,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--dataset", help="preset (bundled, lite, demo, full) or JSONL/Parquet URL (default: bundled)")
     p.add_argument("--profile", help="lint profile: linteval (default), broad, or a profile folder")
     p.add_argument("--derive", metavar="OUT", help="write a profile of exactly the recorded checks into OUT")
-    p.add_argument("--output", "-o", default="calibration.json", help="report file (local or object store URL)")
+    p.add_argument("--output", "-o", default=CALIBRATION, help="report file (local or object store URL)")
     p.add_argument("--limit", type=int, help="at most N samples")
     p.add_argument("--language", action="append", choices=[spec.name for spec in languages()],
                    help="only this language")
@@ -72,7 +74,6 @@ def _config(args: argparse.Namespace) -> RunConfig:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from linteval_ray.store.fs import write_bytes_atomic
     from linteval_ray.toolchain import Toolchain
 
     config = _config(args)
@@ -93,7 +94,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(f"derived profile written to {derived.path}; its agreement:")
         print(to_text(agreement_table(derived_report)), end="\n\n")
         body["derived"] = derived_report.model_dump(mode="json")
-    write_bytes_atomic(args.output, json.dumps(body, indent=2).encode(), config.storage)
+    ObjectStore(storage=config.storage).write_atomic(args.output, json.dumps(body, indent=2).encode())
     print(f"calibration written to {args.output}")
     return 0
 
@@ -104,7 +105,7 @@ def relint(records: list[LintEvalRecord], config: RunConfig) -> list[Calibration
         return list(_relint_on_ray(records, config))
     from linteval_ray.validate.engine import Validator
 
-    validator = Validator(config.validation, config.storage)
+    validator = Validator(config.validation, ObjectStore(storage=config.storage))
     samples: list[CalibrationSample] = []
     started = time.monotonic()
     try:
@@ -136,7 +137,7 @@ class RelintBatch:
     def __init__(self, validation: Any, storage: Any) -> None:
         from linteval_ray.validate.engine import Validator
 
-        self.validator = Validator(validation, storage)
+        self.validator = Validator(validation, ObjectStore(storage=storage))
 
     def __call__(self, batch: Any) -> dict[str, list[str]]:
         records = [LintEvalRecord.model_validate_json(text) for text in batch.column("record_json").to_pylist()]

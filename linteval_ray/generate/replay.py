@@ -119,14 +119,14 @@ def load_predictions(url: str, storage: StorageConfig | None = None) -> list[Pre
 
     import pyarrow.parquet as pq
 
-    from linteval_ray.store.fs import filesystem
+    from linteval_ray.store.fs import ObjectStore
 
-    fs, path = filesystem(url, storage)
-    if path.endswith(".parquet"):
-        with fs.open(path, "rb") as f:
+    store = ObjectStore(storage=storage)
+    if url.endswith(".parquet"):
+        with store.open(url, "rb") as f:
             return [Prediction.model_validate(r) for r in pq.read_table(f).to_pylist()]
     predictions = []
-    with fs.open(path, "rt", compression="infer") as f:
+    with store.open(url, "rt", compression="infer") as f:
         for number, line in enumerate(f, start=1):
             if line.strip():
                 try:

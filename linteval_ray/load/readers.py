@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from linteval_ray.config import StorageConfig
 from linteval_ray.load.errors import LoadError, SourceError
-from linteval_ray.store import DEFAULT_RETRY, RetryPolicy, StorageError, pyarrow_filesystem
+from linteval_ray.store import DEFAULT_RETRY, ObjectStore, RetryPolicy, StorageError
 
 Format = Literal["jsonl", "parquet"]
 Row = tuple[int, dict[str, Any] | LoadError]
@@ -55,7 +55,7 @@ def iter_rows(
     """Yield ``(row_number, dict)`` per row, or ``(row_number, LoadError)`` for an unparsable one."""
     fmt = detect_format(url)
     try:
-        fs, path = pyarrow_filesystem(url, storage, retry=retry)
+        fs, path = ObjectStore(storage=storage, retry=retry).pyarrow_filesystem(url)
     except StorageError as exc:
         raise SourceError(str(exc)) from exc
     if fmt == "jsonl":

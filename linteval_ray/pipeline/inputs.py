@@ -38,10 +38,12 @@ def load_inputs(config: RunConfig) -> Inputs:
 
 
 def input_rows(records: Iterable[LintEvalRecord], draws: int) -> list[dict[str, Any]]:
-    """One row per (sample, draw), ordered by language then problem: a batch then shares
-    one linter process (one PMD JVM for its Java rows) and a problem's cached tools."""
+    """One row per (sample, draw), ordered by problem, then language: consecutive rows make a
+    batch, so a problem's samples of every language (and draws) share one validation actor,
+    which builds the problem's tools, tests and reference answers once (README: Storage and the
+    content cache)."""
     rows = []
-    for record in sorted(records, key=lambda r: (r.language, r.problem_id, r.sample_id)):
+    for record in sorted(records, key=lambda r: (r.problem_id, r.language, r.sample_id)):
         record_json = record.model_dump_json()
         rows += [InputRow.of(record, draw, record_json).model_dump() for draw in range(draws)]
     return rows

@@ -14,6 +14,7 @@ from linteval_ray.generate.registry import build_backend
 from linteval_ray.generate.replay import ReplayBackend
 from linteval_ray.pipeline.inputs import load_inputs
 from linteval_ray.schema import ResultRow
+from linteval_ray.store.fs import ObjectStore
 from linteval_ray.validate.engine import Validator
 
 
@@ -26,7 +27,7 @@ def validate_in_process(config: RunConfig) -> list[ResultRow]:
     results = list(inputs.invalid)
     if inputs.rows:
         replayed = generation.stage().in_process()(pa.Table.from_pylist(inputs.rows)).to_pylist()
-        validator = Validator(config.validation, config.storage)
+        validator = Validator(config.validation, ObjectStore(storage=config.storage))
         try:
             results += validator.evaluate_batch(replayed)
         finally:

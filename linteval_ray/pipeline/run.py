@@ -29,11 +29,12 @@ from linteval_ray.load.presets import resolve_source
 from linteval_ray.pipeline.inputs import Inputs, load_inputs
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.stage import Stage, check_chain
-from linteval_ray.pipeline.stages import store_stage, validation_stage
+from linteval_ray.pipeline.stages import cache_counts, store_stage, validation_stage
 from linteval_ray.reduce.reduce import Reduction, reduce_run
 from linteval_ray.report.publish import publish
 from linteval_ray.schema.rows import INPUT_COLUMNS
 from linteval_ray.store import manifest as manifests
+from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import done_row_ids, write_rows
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.toolchain.cluster import check_cluster_toolchain
@@ -81,6 +82,7 @@ def dataset_digest(records_json: list[str], errors: list[str]) -> str:
 def run(config: RunConfig) -> RunOutcome:
     """Evaluate the configured split into its run folder (resuming an earlier attempt)."""
     run_name, output = resolve_output(config)
+    folder = RunFolder.open(output, config.storage)
     log.info("run %s: dataset %s -> %s", run_name, resolve_source(config.dataset.source), output)
     inputs = load_inputs(config)
     toolchain = Toolchain.discover()
@@ -89,27 +91,27 @@ def run(config: RunConfig) -> RunOutcome:
     _init_ray(config)
     # Before any manifest: a node without its tools fails the job now, with one error naming it.
     check_cluster_toolchain(config.validation.pool.resources or None)
-    manifest = _start_manifest(config, run_name, output, inputs.loaded, toolchain, generation)
+    manifest = _start_manifest(config, run_name, folder, inputs.loaded, toolchain, generation)
 
-    todo = _rows_to_do(config, output, inputs)
+    todo = _rows_to_do(config, folder, inputs)
     if todo:
-        stages = [generation.stage(), validation_stage(config, generation.prompt_version),
-                  store_stage(config, output)]
+        stages = [generation.stage(), validation_stage(config, folder, generation.prompt_version),
+                  store_stage(config, folder)]
         _execute(stages, todo, config.validation.pool.batch_size, already_done=len(inputs.rows) - len(todo))
 
-    reduction = reduce_run(output, config.storage)
-    publish(output, reduction.results, reduction.metrics, config.storage,
+    reduction = reduce_run(folder)
+    publish(folder, reduction.results, reduction.metrics,
             records={r.sample_id: r for r in inputs.loaded.records}, title=f"LintEval results: {run_name}")
-    _finish_manifest(manifest, reduction, config)
+    _finish_manifest(folder, manifest, reduction)
     return RunOutcome(output=output, resumed_rows=len(inputs.rows) - len(todo), new_rows=len(todo),
                       reduction=reduction)
 
 
-def _rows_to_do(config: RunConfig, output: str, inputs: Inputs) -> list[dict[str, Any]]:
+def _rows_to_do(config: RunConfig, folder: RunFolder, inputs: Inputs) -> list[dict[str, Any]]:
     """The input rows no earlier attempt of this run wrote; the invalid-input rows not yet
     written are written now (they need no evaluation)."""
-    done = done_row_ids(output, config.storage)
-    write_rows(output, [r for r in inputs.invalid if r.row_id not in done], config.storage)
+    done = done_row_ids(folder)
+    write_rows(folder, [r for r in inputs.invalid if r.row_id not in done])
     todo = [r for r in inputs.rows if r["row_id"] not in done]
     log.info(
         "%d samples x %d draws = %d rows; %d already done, %d to evaluate, %d invalid input rows",
@@ -119,21 +121,21 @@ def _rows_to_do(config: RunConfig, output: str, inputs: Inputs) -> list[dict[str
     return todo
 
 
-def _start_manifest(config: RunConfig, run_name: str, output: str, loaded: LoadResult, toolchain: Toolchain,
+def _start_manifest(config: RunConfig, run_name: str, folder: RunFolder, loaded: LoadResult, toolchain: Toolchain,
                     generation: GenerationBackend) -> manifests.Manifest:
     """The run's manifest, written before any work; refuses a folder holding another run."""
     dataset_sha = dataset_digest([r.model_dump_json() for r in loaded.records], [str(e) for e in loaded.errors])
     profile = load_profile(config.validation.lint_profile)
     fingerprint = manifests.fingerprint(config, dataset_sha, toolchain.toolchain_id, profile.config_id)
-    previous = manifests.read_manifest(output, config.storage)
+    previous = manifests.read_manifest(folder)
     if previous is not None and previous.fingerprint != fingerprint:
         raise RunMismatchError(
-            f"{output} holds run {previous.run_name!r} with other data, model, prompt, limits or tools "
+            f"{folder.url} holds run {previous.run_name!r} with other data, model, prompt, limits or tools "
             f"(fingerprint {previous.fingerprint} != {fingerprint}); choose a new output folder"
         )
     manifest = manifests.Manifest(
         run_name=previous.run_name if previous else run_name,
-        output=output,
+        output=folder.url,
         config=manifests.redacted_config(config),
         fingerprint=fingerprint,
         dataset_url=loaded.source,
@@ -147,15 +149,16 @@ def _start_manifest(config: RunConfig, run_name: str, output: str, loaded: LoadR
         started_at=previous.started_at if previous else manifests.now(),
         attempts=previous.attempts + 1 if previous else 1,
     )
-    manifests.write_manifest(manifest, config.storage)
+    manifests.write_manifest(folder, manifest)
     return manifest
 
 
-def _finish_manifest(manifest: manifests.Manifest, reduction: Reduction, config: RunConfig) -> None:
+def _finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction: Reduction) -> None:
     manifest.finished_at = manifests.now()
     manifest.counts = {"rows": reduction.rows, "duplicates_dropped": reduction.duplicates,
                        **reduction.metrics.statuses}
-    manifests.write_manifest(manifest, config.storage)
+    manifest.cache = cache_counts(folder)
+    manifests.write_manifest(folder, manifest)
 
 
 def _init_ray(config: RunConfig) -> None:

@@ -4,17 +4,20 @@ callables — the CPU validation actor and the shard writer — and the ``Stage`
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import socket
+import uuid
 from typing import Any
 
 import pyarrow as pa
 
-from linteval_ray.config import RunConfig, StorageConfig, ValidationConfig
+from linteval_ray.config import RunConfig, ValidationConfig
 from linteval_ray.pipeline.stage import BatchStage
 from linteval_ray.schema.arrow import result_schema, rows_to_table
 from linteval_ray.schema.rows import GENERATION_COLUMNS
+from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import write_shard
 
 log = logging.getLogger(__name__)
@@ -31,14 +34,19 @@ class ValidateBatch:
 
     Ray Data drops the instance when the actor exits gracefully (its worker's
     ``__ray_shutdown__``); ``__del__`` then closes the validator, removing its scratch dir.
-    A killed actor leaves its dir behind: nothing runs in a SIGKILLed process."""
+    A killed actor leaves its dir behind: nothing runs in a SIGKILLed process.
 
-    def __init__(self, validation: ValidationConfig, storage: StorageConfig, prompt_version: str | None):
+    After each batch the actor writes its content-cache counters to
+    ``cache-stats/<actor>.json`` in the run folder; the driver sums them into the manifest."""
+
+    def __init__(self, validation: ValidationConfig, folder: RunFolder, prompt_version: str | None):
         from linteval_ray.validate.engine import Validator
 
-        self._validator: Validator | None = Validator(validation, storage)
+        self._validator: Validator | None = Validator(validation, folder.store)
         self._prompt_version = prompt_version
         self._worker = f"{socket.gethostname()}:{os.getpid()}"
+        self._folder = folder
+        self._stats_url = f"{folder.cache_stats}/{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         if self._validator is None:
@@ -47,6 +55,8 @@ class ValidateBatch:
         for result in results:
             result.prompt_version = self._prompt_version
             result.worker = self._worker
+        stats = self._validator.cache.stats_snapshot()
+        self._folder.store.write_atomic(self._stats_url, stats.model_dump_json().encode())
         return rows_to_table(results)
 
     def close(self) -> None:
@@ -60,9 +70,9 @@ class ValidateBatch:
             self.close()
 
 
-def store_batch(batch: pa.Table, output: str, storage: StorageConfig) -> pa.Table:
+def store_batch(batch: pa.Table, folder: RunFolder) -> pa.Table:
     """Write a batch of result rows as one atomic shard; pass on a small summary."""
-    name = write_shard(output, batch, storage)
+    name = write_shard(folder, batch)
     timings: list[dict[str, Any]] = batch.column("timings").to_pylist()
     return pa.table(
         {
@@ -77,8 +87,15 @@ def store_batch(batch: pa.Table, output: str, storage: StorageConfig) -> pa.Tabl
     )
 
 
-def validation_stage(config: RunConfig, prompt_version: str | None) -> BatchStage:
-    """The CPU actor pool judging every generated row (needs Ray up: it sizes the pool)."""
+def validation_stage(config: RunConfig, folder: RunFolder, prompt_version: str | None) -> BatchStage:
+    """The CPU actor pool judging every generated row (needs Ray up: it sizes the pool).
+
+    Rows arrive ordered by problem (``pipeline.inputs.input_rows``) and each batch goes to one
+    actor whole, so a problem's samples of every language share an actor when they fit in a
+    batch (``validation.pool.batch_size``). A problem larger than a batch, or cut by a batch
+    boundary, spans two batches that may run on two actors at once: the content cache's
+    single flight then makes the second wait for the first's tools instead of compiling them,
+    and its shared tier (beside the output on object storage) serves every node."""
     from ray.data import ActorPoolStrategy
 
     pool = config.validation.pool
@@ -96,25 +113,45 @@ def validation_stage(config: RunConfig, prompt_version: str | None) -> BatchStag
     return BatchStage(
         name="validate",
         fn=ValidateBatch,
-        fn_constructor_kwargs={"validation": config.validation, "storage": config.storage,
-                               "prompt_version": prompt_version},
+        fn_constructor_kwargs={"validation": shared_cache_validation(config.validation, folder),
+                               "folder": folder, "prompt_version": prompt_version},
         map_batches_kwargs=map_kwargs,
         required_columns=("sample_id", "draw", "record_json", *GENERATION_COLUMNS),
         output_schema=result_schema(),
     )
 
 
-def store_stage(config: RunConfig, output: str) -> BatchStage:
-    """Result rows → atomic shards under ``output``, a summary row per result row out."""
+def shared_cache_validation(validation: ValidationConfig, folder: RunFolder) -> ValidationConfig:
+    """``validation`` with the shared cache tier defaulted beside the run folder (object storage
+    only; a configured ``cache_url`` wins)."""
+    if validation.cache_url is not None:
+        return validation
+    return validation.model_copy(update={"cache_url": folder.default_shared_cache()})
+
+
+def store_stage(config: RunConfig, folder: RunFolder) -> BatchStage:
+    """Result rows → atomic shards in the run folder, a summary row per result row out."""
     return BatchStage(
         name="store",
         fn=store_batch,
-        fn_kwargs={"output": output, "storage": config.storage},
+        fn_kwargs={"folder": folder},
         map_batches_kwargs={"batch_size": config.validation.pool.store_batch_size, "batch_format": "pyarrow",
                             "num_cpus": STORE_NUM_CPUS},
         required_columns=tuple(result_schema().names),
         output_schema=SUMMARY_SCHEMA,
     )
+
+
+def cache_counts(folder: RunFolder) -> dict[str, dict[str, int]]:
+    """The content-cache counters per key kind, summed over every validation actor of the run
+    (all attempts: a resumed run adds its actors' counts to the earlier ones)."""
+    totals: dict[str, dict[str, int]] = {}
+    for url in folder.store.list_files(folder.cache_stats, ".json", recursive=False):
+        for kind, counts in json.loads(folder.store.read_bytes(url)).get("by_kind", {}).items():
+            into = totals.setdefault(kind, {})
+            for name, value in counts.items():
+                into[name] = into.get(name, 0) + int(value)
+    return dict(sorted(totals.items()))
 
 
 def actor_pool_size(config: RunConfig) -> tuple[int, int]:

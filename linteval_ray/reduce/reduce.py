@@ -12,15 +12,12 @@ import logging
 
 from pydantic import BaseModel, Field
 
-from linteval_ray.config import StorageConfig
 from linteval_ray.reduce.metrics import RunMetrics, compute
 from linteval_ray.schema import ResultRow
-from linteval_ray.store.fs import write_bytes_atomic
+from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import read_rows, write_results_table
 
 log = logging.getLogger(__name__)
-
-METRICS_FILE = "metrics.json"
 
 
 class Reduction(BaseModel):
@@ -32,13 +29,13 @@ class Reduction(BaseModel):
                                      description="the deduplicated rows, for the report")
 
 
-def reduce_run(output: str, storage: StorageConfig | None = None) -> Reduction:
-    rows, duplicates = read_rows(output, storage)
+def reduce_run(folder: RunFolder) -> Reduction:
+    rows, duplicates = read_rows(folder)
     metrics = compute(rows)
     body = json.dumps(metrics.model_dump(mode="json"), indent=2, sort_keys=True).encode()
-    write_bytes_atomic(f"{output}/{METRICS_FILE}", body, storage)
-    write_results_table(output, rows, storage)
+    folder.store.write_atomic(folder.metrics, body)
+    write_results_table(folder, rows)
     for warning in metrics.warnings():
         log.warning("%s", warning)
-    log.info("reduced %d rows (%d duplicates dropped) into %s/%s", len(rows), duplicates, output, METRICS_FILE)
-    return Reduction(output=output, rows=len(rows), duplicates=duplicates, metrics=metrics, results=rows)
+    log.info("reduced %d rows (%d duplicates dropped) into %s", len(rows), duplicates, folder.metrics)
+    return Reduction(output=folder.url, rows=len(rows), duplicates=duplicates, metrics=metrics, results=rows)

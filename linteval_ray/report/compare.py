@@ -4,26 +4,23 @@ from __future__ import annotations
 
 import json
 
-from linteval_ray.config import StorageConfig
 from linteval_ray.reduce.metrics import RunMetrics
-from linteval_ray.reduce.reduce import METRICS_FILE
 from linteval_ray.report.tables import GROUP_HEADERS, Table, group_row
-from linteval_ray.store.fs import filesystem
+from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.manifest import read_manifest
 
 
-def load_metrics(output: str, storage: StorageConfig | None) -> RunMetrics:
-    fs, root = filesystem(output, storage)
-    return RunMetrics.model_validate(json.loads(fs.cat_file(f"{root.rstrip('/')}/{METRICS_FILE}")))
+def load_metrics(folder: RunFolder) -> RunMetrics:
+    return RunMetrics.model_validate(json.loads(folder.store.read_bytes(folder.metrics)))
 
 
-def compare_table(outputs: list[str], group: str, storage: StorageConfig | None) -> Table:
+def compare_table(folders: list[RunFolder], group: str) -> Table:
     """One row per run for ``group`` (``overall`` or a language), best Pass@1 first."""
     rows = []
-    for output in outputs:
-        metrics = load_metrics(output, storage)
-        manifest = read_manifest(output, storage)
-        name = f"{manifest.run_name} ({manifest.model})" if manifest else output
+    for folder in folders:
+        metrics = load_metrics(folder)
+        manifest = read_manifest(folder)
+        name = f"{manifest.run_name} ({manifest.model})" if manifest else folder.url
         stats = metrics.overall if group == "overall" else metrics.by_language.get(group)
         if stats is not None:
             rows.append((stats.pass_at_1 or 0.0, group_row(name, stats)))

@@ -5,12 +5,11 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from linteval_ray.config import StorageConfig
 from linteval_ray.reduce.metrics import RunMetrics
 from linteval_ray.report.plots import plots
 from linteval_ray.report.tables import metric_tables, slowest_table, to_html, to_markdown
 from linteval_ray.schema import ResultRow
-from linteval_ray.store.fs import write_bytes_atomic
+from linteval_ray.store.folder import PLOTS_DIR, RunFolder
 
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
          "table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #ccc;padding:.25rem .6rem;"
@@ -18,25 +17,25 @@ STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto
          ".warning{background:#fff4e5;border-left:4px solid #f59e0b;padding:.5rem .8rem}")
 
 
-def write_report(output: str, rows: Sequence[ResultRow], metrics: RunMetrics, storage: StorageConfig | None) -> None:
+def write_report(folder: RunFolder, rows: Sequence[ResultRow], metrics: RunMetrics) -> None:
     tables = [*metric_tables(metrics), slowest_table(rows)]
     images = plots(metrics)
     for name, png in images.items():
-        write_bytes_atomic(f"{output}/plots/{name}", png, storage)
-    title = f"LintEval results: {output.rsplit('/', 1)[-1]}"
+        folder.store.write_atomic(f"{folder.plots}/{name}", png)
+    title = f"LintEval results: {folder.name}"
     summary = (f"{metrics.n_samples} samples, {metrics.draws} draw(s) each; "
                f"{metrics.excluded} rows not scored (invalid input or evaluator fault).")
     warnings = metrics.warnings()
     markdown = "\n\n".join(
         [f"# {title}", summary, *(f"> **Warning:** {w}" for w in warnings), *(to_markdown(t) for t in tables),
-         "## Plots", *(f"![{n}](plots/{n})" for n in images)]
+         "## Plots", *(f"![{n}]({PLOTS_DIR}/{n})" for n in images)]
     ) + "\n"
     page = "".join(
         [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
          f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1><p>{html.escape(summary)}</p>",
          *(f"<p class='warning'><strong>Warning:</strong> {html.escape(w)}</p>" for w in warnings),
          *(to_html(t) for t in tables), "<h2>Plots</h2>",
-         *(f"<p><img src='plots/{n}' alt='{n}'></p>" for n in images), "</body></html>\n"]
+         *(f"<p><img src='{PLOTS_DIR}/{n}' alt='{n}'></p>" for n in images), "</body></html>\n"]
     )
-    write_bytes_atomic(f"{output}/report.md", markdown.encode(), storage)
-    write_bytes_atomic(f"{output}/report.html", page.encode(), storage)
+    folder.store.write_atomic(folder.report_md, markdown.encode())
+    folder.store.write_atomic(folder.report_html, page.encode())

@@ -30,7 +30,6 @@ from importlib import resources
 from typing import Any, NamedTuple
 from urllib.parse import quote, urlsplit
 
-from linteval_ray.config import StorageConfig
 from linteval_ray.prompt.template import PromptError, load_template
 from linteval_ray.reduce.intervals import RESAMPLES, paired_bootstrap_delta
 from linteval_ray.reduce.metrics import EXCLUDED_STATUSES, RunMetrics
@@ -38,9 +37,9 @@ from linteval_ray.report.plots import plots
 from linteval_ray.report.tables import Table, metric_tables, num, pct, to_html
 from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
 from linteval_ray.schema.record import to_unicode
-from linteval_ray.store.fs import write_bytes_atomic
+from linteval_ray.store.folder import RunFolder, compare_page
+from linteval_ray.store.fs import ObjectStore
 
-SITE_DIR = "report"
 ROWS_PER_CHUNK = 64
 ASSETS = ("site.css", "site.js", "index.js", "sample.js")
 # default-src 'none': no network, no inline script or handler; 'self' still matches file:// pages.
@@ -53,10 +52,9 @@ Json = dict[str, Any]
 
 
 def write_site(
-    output: str,
+    folder: RunFolder,
     rows: Sequence[ResultRow],
     metrics: RunMetrics,
-    storage: StorageConfig | None = None,
     *,
     records: Mapping[str, LintEvalRecord] | None = None,
     title: str | None = None,
@@ -65,20 +63,20 @@ def write_site(
 
     ``records`` maps sample_id to the dataset record, the only place the original program (and
     the prompt's inputs) live; without it sample pages show the revision and alerts alone."""
-    site = f"{output.rstrip('/')}/{SITE_DIR}"
+    site, store = folder.site, folder.store
     records = records or {}
-    title = title or f"LintEval results: {output.rstrip('/').rsplit('/', 1)[-1]}"
+    title = title or f"LintEval results: {folder.name}"
     chunks = chunk_count(len(rows))
-    _write_assets(site, storage)
+    _write_assets(site, store)
     for name, png in plots(metrics).items():
-        write_bytes_atomic(f"{site}/plots/{name}", png, storage)
+        store.write_atomic(f"{site}/plots/{name}", png)
     index = {"fields": list(SUMMARY_FIELDS), "rows": [summary_of(row, records.get(row.sample_id)) for row in rows]}
-    write_bytes_atomic(f"{site}/data/index.js", js_assignment("window.LINTEVAL_INDEX", index), storage)
+    store.write_atomic(f"{site}/data/index.js", js_assignment("window.LINTEVAL_INDEX", index))
     for k, chunk in enumerate(_chunks(rows, records, chunks)):
         target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
-        write_bytes_atomic(f"{site}/data/rows-{k}.js", js_assignment(target, chunk), storage)
-    write_bytes_atomic(f"{site}/index.html", index_page(title, rows, metrics).encode(), storage)
-    write_bytes_atomic(f"{site}/sample.html", sample_page(title, chunks).encode(), storage)
+        store.write_atomic(f"{site}/data/rows-{k}.js", js_assignment(target, chunk))
+    store.write_atomic(f"{site}/index.html", index_page(title, rows, metrics).encode())
+    store.write_atomic(f"{site}/sample.html", sample_page(title, chunks).encode())
     return f"{site}/index.html"
 
 
@@ -93,19 +91,19 @@ class CompareRun(NamedTuple):
 def write_compare_site(
     runs: Sequence[CompareRun | tuple[str, Sequence[ResultRow]] | tuple[str, Sequence[ResultRow], str | None]],
     target: str,
-    storage: StorageConfig | None = None,
+    store: ObjectStore | None = None,
 ) -> str:
     """Write ``<target>/compare.html`` (the first run against each other one) and return its URL."""
     compared = [CompareRun(*run) for run in runs]
     if len(compared) < 2:
         raise ValueError("compare needs at least two runs")
-    target = target.rstrip("/")
-    write_bytes_atomic(f"{target}/assets/site.css", _asset("site.css"), storage)
+    target, store = target.rstrip("/"), store or ObjectStore()
+    store.write_atomic(f"{target}/assets/site.css", _asset("site.css"))
     sections = [compare_section(compared[0], other, target) for other in compared[1:]]
     title = "LintEval runs compared: " + " vs ".join(run.name for run in compared)
     body = f"<h1>{_e(title)}</h1>" + "".join(sections)
-    write_bytes_atomic(f"{target}/compare.html", _page(title, body).encode(), storage)
-    return f"{target}/compare.html"
+    store.write_atomic(compare_page(target), _page(title, body).encode())
+    return compare_page(target)
 
 
 # -- data: chunking and encoding -----------------------------------------------------------------
@@ -383,9 +381,9 @@ def sample_page(title: str, chunks: int) -> str:
                  body_attrs=f" data-chunks='{chunks}'")
 
 
-def _write_assets(site: str, storage: StorageConfig | None) -> None:
+def _write_assets(site: str, store: ObjectStore) -> None:
     for name in ASSETS:
-        write_bytes_atomic(f"{site}/assets/{name}", _asset(name), storage)
+        store.write_atomic(f"{site}/assets/{name}", _asset(name))
 
 
 def _asset(name: str) -> bytes:

@@ -1,6 +1,6 @@
-"""One place that turns a URL plus ``StorageConfig`` into a filesystem.
+"""``ObjectStore``: one place that turns a URL plus ``StorageConfig`` into reads and writes.
 
-Every reader and writer in the pipeline goes through here, so credentials and
+Every reader and writer in the pipeline goes through an ``ObjectStore``, so credentials and
 retry behaviour are decided once: local paths, ``file://``, ``s3://`` (any
 S3-compatible endpoint), ``gs://`` (needs gcsfs), ``hf://`` (Hugging Face Hub)
 and any other protocol fsspec knows.
@@ -20,7 +20,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import IO, Any, ParamSpec, TypeVar
 from urllib.parse import urlsplit
 
 import fsspec
@@ -103,9 +103,7 @@ def s3_settings(storage: StorageConfig | None) -> S3Settings:
     )
 
 
-def storage_options(
-    url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY
-) -> dict[str, Any]:
+def storage_options(url: str, storage: StorageConfig | None, retry: RetryPolicy) -> dict[str, Any]:
     """fsspec ``storage_options`` for ``url`` (for libraries that build their own filesystem)."""
     scheme = scheme_of(url)
     if scheme in S3_SCHEMES:
@@ -113,42 +111,6 @@ def storage_options(
     if scheme in GCS_SCHEMES and storage is not None and storage.anon:
         return {"token": "anon"}
     return {}
-
-
-def filesystem(
-    url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY
-) -> tuple[fsspec.AbstractFileSystem, str]:
-    """The fsspec filesystem serving ``url`` and the path inside it."""
-    scheme = scheme_of(url)
-    if scheme in LOCAL_SCHEMES:
-        return LocalFileSystem(), _local_path(url)
-    if scheme in GCS_SCHEMES:
-        _require("gcsfs", url, "pip install gcsfs")
-    try:
-        fs, path = fsspec.core.url_to_fs(url, **storage_options(url, storage, retry=retry))
-    except (ImportError, ValueError) as exc:  # a protocol's package is missing / "Protocol not known"
-        raise StorageError(f"cannot open {url}: {exc}") from exc
-    if scheme in S3_SCHEMES:
-        # s3fs's own retry loop wraps botocore's; it is a class attribute, not a constructor option.
-        fs.retries = retry.attempts
-    return fs, path
-
-
-def pyarrow_filesystem(
-    url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY
-) -> tuple[pafs.FileSystem, str]:
-    """A pyarrow filesystem for ``url`` and the path inside it (no scheme), for Ray Data I/O.
-
-    S3 uses pyarrow's native client: pyarrow reading through s3fs can abort the
-    interpreter at exit after threaded reads.
-    """
-    scheme = scheme_of(url)
-    if scheme in LOCAL_SCHEMES:
-        return pafs.LocalFileSystem(), _local_path(url)
-    if scheme in S3_SCHEMES:
-        return _pyarrow_s3(s3_settings(storage), retry), url.split("://", 1)[1]
-    fs, path = filesystem(url, storage, retry=retry)
-    return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
 
 
 def _oserror_on_transport_failure(func: Callable[_P, _T]) -> Callable[_P, _T]:
@@ -161,7 +123,8 @@ def _oserror_on_transport_failure(func: Callable[_P, _T]) -> Callable[_P, _T]:
         try:
             return func(*args, **kwargs)
         except BotoCoreError as exc:
-            raise OSError(f"{args[0] if args else ''}: {type(exc).__name__}: {exc}") from exc
+            url = args[1] if len(args) > 1 else ""
+            raise OSError(f"{url}: {type(exc).__name__}: {exc}") from exc
 
     return wrapper
 
@@ -176,77 +139,128 @@ def join(url: str, *parts: str) -> str:
     return out
 
 
-@_oserror_on_transport_failure
-def exists(url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY) -> bool:
-    fs, path = filesystem(url, storage, retry=retry)
-    return bool(fs.exists(path))
+class ObjectStore(BaseModel):
+    """Every read and write of a run, for any URL: one ``StorageConfig`` and one retry policy.
 
+    Built once per run (``RunFolder.open``) and handed to the stages and actors that need
+    it (it pickles: it holds settings, and fsspec caches the filesystem instances).
+    Unreachable stores raise ``OSError``; URLs that cannot be served raise ``StorageError``.
+    """
 
-@_oserror_on_transport_failure
-def read_bytes(url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY) -> bytes:
-    fs, path = filesystem(url, storage, retry=retry)
-    return bytes(fs.cat_file(path))
+    model_config = ConfigDict(frozen=True)
 
+    storage: StorageConfig | None = None
+    retry: RetryPolicy = DEFAULT_RETRY
 
-@_oserror_on_transport_failure
-def write_bytes_atomic(
-    url: str, data: bytes, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY
-) -> None:
-    """Write ``data`` so readers see either the old object or the whole new one, never a part."""
-    fs, path = filesystem(url, storage, retry=retry)
-    if isinstance(fs, LocalFileSystem):
-        tmp = _local_temp_copy(Path(path), data)
+    def filesystem(self, url: str) -> tuple[fsspec.AbstractFileSystem, str]:
+        """The fsspec filesystem serving ``url`` and the path inside it."""
+        scheme = scheme_of(url)
+        if scheme in LOCAL_SCHEMES:
+            return LocalFileSystem(), _local_path(url)
+        if scheme in GCS_SCHEMES:
+            _require("gcsfs", url, "pip install gcsfs")
         try:
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-        return
-    fs.pipe_file(path, data, **_single_put(fs, data))
+            fs, path = fsspec.core.url_to_fs(url, **storage_options(url, self.storage, self.retry))
+        except (ImportError, ValueError) as exc:  # a protocol's package is missing / "Protocol not known"
+            raise StorageError(f"cannot open {url}: {exc}") from exc
+        if scheme in S3_SCHEMES:
+            # s3fs's own retry loop wraps botocore's; it is a class attribute, not a constructor option.
+            fs.retries = self.retry.attempts
+        return fs, path
 
+    def pyarrow_filesystem(self, url: str) -> tuple[pafs.FileSystem, str]:
+        """A pyarrow filesystem for ``url`` and the path inside it (no scheme), for Ray Data I/O.
 
-@_oserror_on_transport_failure
-def create_exclusive(
-    url: str, data: bytes, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY
-) -> bool:
-    """Create ``url`` holding ``data`` unless it exists; ``False`` if it already did.
+        S3 uses pyarrow's native client: pyarrow reading through s3fs can abort the
+        interpreter at exit after threaded reads.
+        """
+        scheme = scheme_of(url)
+        if scheme in LOCAL_SCHEMES:
+            return pafs.LocalFileSystem(), _local_path(url)
+        if scheme in S3_SCHEMES:
+            return _pyarrow_s3(s3_settings(self.storage), self.retry), url.split("://", 1)[1]
+        fs, path = self.filesystem(url)
+        return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
 
-    Atomic and exclusive: of concurrent callers exactly one gets ``True``, and the
-    object is never visible half-written (local: temp file + hard link; S3: one
-    PUT with ``If-None-Match: *``).
-    """
-    fs, path = filesystem(url, storage, retry=retry)
-    if isinstance(fs, LocalFileSystem):
-        return _create_exclusive_local(Path(path), data)
-    try:
-        fs.pipe_file(path, data, mode="create", **_single_put(fs, data))
-    except FileExistsError:
-        return False
-    except OSError as exc:
-        if _is_conditional_conflict(exc):
+    @_oserror_on_transport_failure
+    def exists(self, url: str) -> bool:
+        fs, path = self.filesystem(url)
+        return bool(fs.exists(path))
+
+    @_oserror_on_transport_failure
+    def read_bytes(self, url: str) -> bytes:
+        """The object's bytes; ``FileNotFoundError`` when there is none."""
+        fs, path = self.filesystem(url)
+        return bytes(fs.cat_file(path))
+
+    def read_if_exists(self, url: str) -> bytes | None:
+        try:
+            return self.read_bytes(url)
+        except FileNotFoundError:
+            return None
+
+    @_oserror_on_transport_failure
+    def open(self, url: str, mode: str = "rb", **kwargs: Any) -> IO[Any]:
+        """A file object (``kwargs`` go to fsspec, e.g. ``compression="infer"``)."""
+        fs, path = self.filesystem(url)
+        handle: IO[Any] = fs.open(path, mode, **kwargs)
+        return handle
+
+    @_oserror_on_transport_failure
+    def write_atomic(self, url: str, data: bytes) -> None:
+        """Write ``data`` so readers see either the old object or the whole new one, never a part.
+
+        Local: fsynced temp file + rename, with the mode a plain write would get (umask);
+        object stores: one PUT (never a multipart upload)."""
+        fs, path = self.filesystem(url)
+        if isinstance(fs, LocalFileSystem):
+            tmp = _local_temp_copy(Path(path), data)
+            try:
+                os.replace(tmp, path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+            return
+        fs.pipe_file(path, data, **_single_put(fs, data))
+
+    @_oserror_on_transport_failure
+    def create_exclusive(self, url: str, data: bytes) -> bool:
+        """Create ``url`` holding ``data`` unless it exists; ``False`` if it already did.
+
+        Atomic and exclusive: of concurrent callers exactly one gets ``True``, and the
+        object is never visible half-written (local: temp file + hard link; S3: one
+        PUT with ``If-None-Match: *``).
+        """
+        fs, path = self.filesystem(url)
+        if isinstance(fs, LocalFileSystem):
+            return _create_exclusive_local(Path(path), data)
+        try:
+            fs.pipe_file(path, data, mode="create", **_single_put(fs, data))
+        except FileExistsError:
             return False
-        raise
-    return True
+        except OSError as exc:
+            if _is_conditional_conflict(exc):
+                return False
+            raise
+        return True
 
+    @_oserror_on_transport_failure
+    def list_files(self, url: str, suffix: str = "", *, recursive: bool = True) -> list[str]:
+        """Files under ``url`` whose names end with ``suffix``, as sorted URLs.
 
-@_oserror_on_transport_failure
-def list_files(
-    url: str, suffix: str = "", storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY
-) -> list[str]:
-    """Files under ``url`` (recursively) whose names end with ``suffix``, as sorted URLs.
-
-    The results keep the style of ``url``: plain paths for a plain path, ``s3://...``
-    for ``s3://...``. A missing folder lists as empty.
-    """
-    fs, path = filesystem(url, storage, retry=retry)
-    if not fs.exists(path):
-        return []
-    keep_scheme = scheme_of(url) != ""
-    return sorted(
-        fs.unstrip_protocol(found) if keep_scheme else found
-        for found in fs.find(path)
-        if found.endswith(suffix) and not found.endswith("/")
-    )
+        The results keep the style of ``url``: plain paths for a plain path, ``s3://...``
+        for ``s3://...``. A missing folder lists as empty.
+        """
+        fs, path = self.filesystem(url)
+        if not fs.exists(path):
+            return []
+        found = fs.find(path) if recursive else fs.ls(path, detail=False)
+        keep_scheme = scheme_of(url) != ""
+        return sorted(
+            fs.unstrip_protocol(name) if keep_scheme else name
+            for name in found
+            if name.endswith(suffix) and not name.endswith("/")
+        )
 
 
 def _s3fs_options(settings: S3Settings, retry: RetryPolicy) -> dict[str, Any]:
@@ -318,6 +332,7 @@ def _local_temp_copy(target: Path, data: bytes) -> str:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, _plain_file_mode())  # mkstemp makes 0600; a run's files are for others too
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -326,6 +341,20 @@ def _local_temp_copy(target: Path, data: bytes) -> str:
         os.unlink(tmp)
         raise
     return tmp
+
+
+def _plain_file_mode() -> int:
+    """The mode ``open(path, "w")`` would give a new file: 0666 less the process umask."""
+    try:  # Linux >= 4.7 reports the umask without changing it (os.umask would race threads)
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def _create_exclusive_local(target: Path, data: bytes) -> bool:

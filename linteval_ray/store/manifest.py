@@ -12,10 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from linteval_ray.config import RunConfig, StorageConfig
-from linteval_ray.store.fs import filesystem, write_bytes_atomic
-
-MANIFEST = "manifest.json"
+from linteval_ray.config import RunConfig
+from linteval_ray.store.folder import RunFolder
 
 
 def now() -> str:
@@ -60,6 +58,12 @@ class Manifest(BaseModel):
     finished_at: str | None = None
     attempts: int = 1
     counts: dict[str, int] = Field(default_factory=dict)
+    cache: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="content-cache counters per key kind (tool = testlib tool compiles, tests, reference "
+        "answers, lint of originals, compile of programs, ...): hits, misses (= builds), puts, waits; "
+        "summed over every validation actor",
+    )
 
 
 def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_id: str) -> str:
@@ -75,14 +79,10 @@ def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def read_manifest(output: str, storage: StorageConfig | None) -> Manifest | None:
-    fs, root = filesystem(output, storage)
-    path = f"{root.rstrip('/')}/{MANIFEST}"
-    if not fs.exists(path):
-        return None
-    return Manifest.model_validate_json(fs.cat_file(path))
+def read_manifest(folder: RunFolder) -> Manifest | None:
+    data = folder.store.read_if_exists(folder.manifest)
+    return None if data is None else Manifest.model_validate_json(data)
 
 
-def write_manifest(manifest: Manifest, storage: StorageConfig | None) -> None:
-    data = manifest.model_dump_json(indent=2).encode()
-    write_bytes_atomic(f"{manifest.output.rstrip('/')}/{MANIFEST}", data, storage)
+def write_manifest(folder: RunFolder, manifest: Manifest) -> None:
+    folder.store.write_atomic(folder.manifest, manifest.model_dump_json(indent=2).encode())

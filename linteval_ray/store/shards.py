@@ -16,19 +16,14 @@ import logging
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-import fsspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from linteval_ray.config import StorageConfig
 from linteval_ray.schema import ResultRow
 from linteval_ray.schema.arrow import result_schema, rows_to_table, table_to_rows
-from linteval_ray.store.fs import filesystem, write_bytes_atomic
+from linteval_ray.store.folder import SHARD_SUFFIX, RunFolder
 
 log = logging.getLogger(__name__)
-
-SHARD_DIR = "shards"
-SHARD_SUFFIX = ".parquet"
 
 
 def shard_name(row_ids: Sequence[str]) -> str:
@@ -36,51 +31,42 @@ def shard_name(row_ids: Sequence[str]) -> str:
     return f"{digest}-{len(row_ids)}{SHARD_SUFFIX}"
 
 
-def write_shard(output: str, table: pa.Table, storage: StorageConfig | None) -> str:
+def write_shard(folder: RunFolder, table: pa.Table) -> str:
     """Write one shard atomically; returns its name."""
     name = shard_name(table.column("row_id").to_pylist())
     buf = io.BytesIO()
     pq.write_table(table.cast(result_schema()), buf, compression="zstd")
-    write_bytes_atomic(f"{output.rstrip('/')}/{SHARD_DIR}/{name}", buf.getvalue(), storage)
+    folder.store.write_atomic(folder.shard(name), buf.getvalue())
     return name
 
 
-def write_rows(output: str, rows: Sequence[ResultRow], storage: StorageConfig | None) -> str | None:
-    return write_shard(output, rows_to_table(list(rows)), storage) if rows else None
+def write_rows(folder: RunFolder, rows: Sequence[ResultRow]) -> str | None:
+    return write_shard(folder, rows_to_table(list(rows))) if rows else None
 
 
-def _shard_paths(output: str, storage: StorageConfig | None) -> tuple[fsspec.AbstractFileSystem, list[str]]:
-    fs, root = filesystem(output, storage)
-    shard_dir = f"{root.rstrip('/')}/{SHARD_DIR}"
-    if not fs.exists(shard_dir):
-        return fs, []
-    return fs, sorted(p for p in fs.ls(shard_dir, detail=False) if p.endswith(SHARD_SUFFIX))
+def _read(folder: RunFolder, url: str, columns: list[str] | None) -> pa.Table:
+    return pq.read_table(io.BytesIO(folder.store.read_bytes(url)), columns=columns)
 
 
-def _read(fs: fsspec.AbstractFileSystem, path: str, columns: list[str] | None) -> pa.Table:
-    with fs.open(path, "rb") as f:
-        return pq.read_table(io.BytesIO(f.read()), columns=columns)
-
-
-def _read_all(output: str, storage: StorageConfig | None, columns: list[str] | None) -> list[pa.Table]:
-    fs, paths = _shard_paths(output, storage)
+def _read_all(folder: RunFolder, columns: list[str] | None) -> list[pa.Table]:
+    urls = folder.store.list_files(folder.shards, SHARD_SUFFIX, recursive=False)
     with ThreadPoolExecutor(max_workers=16) as pool:
-        return list(pool.map(lambda p: _read(fs, p, columns), paths))
+        return list(pool.map(lambda url: _read(folder, url, columns), urls))
 
 
-def done_row_ids(output: str, storage: StorageConfig | None) -> set[str]:
+def done_row_ids(folder: RunFolder) -> set[str]:
     """Row ids durably written by earlier attempts of this run."""
     done: set[str] = set()
-    for table in _read_all(output, storage, ["row_id"]):
+    for table in _read_all(folder, ["row_id"]):
         done.update(table.column("row_id").to_pylist())
     return done
 
 
-def read_rows(output: str, storage: StorageConfig | None) -> tuple[list[ResultRow], int]:
+def read_rows(folder: RunFolder) -> tuple[list[ResultRow], int]:
     """All result rows, one per row id (sorted), and how many duplicates were dropped."""
     rows: dict[str, ResultRow] = {}
     duplicates = 0
-    for table in _read_all(output, storage, None):
+    for table in _read_all(folder, None):
         for row in table_to_rows(table.cast(result_schema())):
             if row.row_id in rows:
                 duplicates += 1
@@ -91,8 +77,8 @@ def read_rows(output: str, storage: StorageConfig | None) -> tuple[list[ResultRo
     return [rows[k] for k in sorted(rows)], duplicates
 
 
-def write_results_table(output: str, rows: Iterable[ResultRow], storage: StorageConfig | None) -> None:
+def write_results_table(folder: RunFolder, rows: Iterable[ResultRow]) -> None:
     """The compacted, sorted ``results.parquet`` next to the shards (what users open)."""
     buf = io.BytesIO()
     pq.write_table(rows_to_table(list(rows)), buf, compression="zstd")
-    write_bytes_atomic(f"{output.rstrip('/')}/results.parquet", buf.getvalue(), storage)
+    folder.store.write_atomic(folder.results, buf.getvalue())

@@ -19,12 +19,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from linteval_ray.config import StorageConfig, ValidationConfig
+from linteval_ray.config import ValidationConfig
 from linteval_ray.prompt.extract import Extraction, ExtractionFailure, extract
 from linteval_ray.schema import Language, LintEvalRecord, LintMessage, ResultRow, Status, Verdict
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.result import Limits, Timings
 from linteval_ray.schema.rows import InputRow, record_of
+from linteval_ray.store.fs import ObjectStore
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
@@ -46,10 +47,8 @@ def default_cache_dir() -> Path:
 class Validator:
     """Lints, compiles and tests revisions; one per validation worker."""
 
-    def __init__(self, config: ValidationConfig, storage: StorageConfig | None = None,
+    def __init__(self, config: ValidationConfig, store: ObjectStore | None = None,
                  toolchain: Toolchain | None = None):
-        from linteval_ray.store.fs import storage_options
-
         self.config = config
         self.toolchain = toolchain or Toolchain.discover()
         jobs = max(1, round(config.pool.num_cpus))
@@ -57,8 +56,7 @@ class Validator:
                                     toolchain=self.toolchain)
         self.linters = Linters(self.toolchain, profile=load_profile(config.lint_profile), jobs=jobs,
                                timeout_s=config.limits.lint_timeout_s, sandbox=self.sandbox)
-        options = storage_options(config.cache_url, storage) if config.cache_url else None
-        self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", options)
+        self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", store)
         self._scratch = Path(tempfile.mkdtemp(prefix="linteval-work-"))
         self.judge = JudgeContext(sandbox=self.sandbox, toolchain=self.toolchain, cache=self.cache,
                                   scratch=self._scratch, limits=config.limits, jobs=jobs,

@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.fixtures.ray_cluster import RayCluster
 
@@ -126,3 +127,57 @@ def test_pipeline_job_validates_every_sample_once_on_the_worker_node(ray_cluster
     for worker in workers:
         pid = int(worker.rsplit(":", 1)[1])
         assert node_of_pid.get(pid) in ray_cluster.worker_node_ids, (worker, node_of_pid)
+
+
+SET_UP_ONCE_CONFIG = textwrap.dedent(
+    """
+    dataset:
+      source: bundled
+      problem_ids: [lr01, lr02]
+    generation:
+      backend: replay
+    validation:
+      cache_url: {shared}
+      pool:
+        min_actors: 2
+        max_actors: 2
+        num_cpus: 1
+        batch_size: 2
+        store_batch_size: 2
+    """
+)
+
+
+def test_each_problem_s_tools_are_compiled_once_across_both_nodes(ray_cluster: RayCluster, tmp_path: Path) -> None:
+    """Two validation actors, one per node (Ray Data spreads an actor pool), share a problem
+    whose 4 samples (3 languages) fill two batches of 2: the manifest's counts, summed over
+    both actors, show each testlib tool compiled once (the later actor waited or hit).
+
+    Known vs inferred: both nodes run on this one machine, so their node-local cache folders
+    would be one folder; the job points every node at a fresh one (``LINTEVAL_CACHE_DIR``) and
+    at a shared tier, as a cluster on object storage gets by default."""
+    import pyarrow.parquet as pq
+
+    config, output, shared = tmp_path / "once.yaml", tmp_path / "run", tmp_path / "shared-cache"
+    config.write_text(SET_UP_ONCE_CONFIG.format(shared=json.dumps(str(shared))))
+    runtime_env = yaml.safe_load((REPO / "cluster" / "runtime-env.yaml").read_text())
+    runtime_env["env_vars"]["LINTEVAL_CACHE_DIR"] = str(tmp_path / "node-cache")  # cold: nothing compiled yet
+    status, logs = ray_cluster.submit(
+        ["linteval-ray", "run", "--config", str(config), "--output", str(output)],
+        options=["--working-dir", ".", "--runtime-env-json", json.dumps(runtime_env)], cwd=REPO, timeout_s=1200,
+    )
+
+    assert status == "SUCCEEDED", logs[-5000:]
+    rows = pq.read_table(output / "results.parquet").to_pylist()
+    assert len(rows) == 8 and {r["problem_id"] for r in rows} == {"lr01", "lr02"}
+    node_of_pid = {a["pid"]: a["node_id"] for a in ray_cluster.actors() if a.get("pid")}
+    nodes = {node_of_pid.get(int(r["worker"].rsplit(":", 1)[1])) for r in rows}
+    assert nodes == {ray_cluster.head_node_id, *ray_cluster.worker_node_ids}, "validation did not span both nodes"
+
+    records = [json.loads(line) for line in (REPO / "linteval_ray/load/bundled/linteval_bundled.jsonl").open()]
+    tools = {r[tool] for r in records if r["problem_id"] in ("lr01", "lr02")
+             for tool in ("generator", "validator", "checker")}
+    cache = json.loads((output / "manifest.json").read_text())["cache"]
+    assert cache["tool"]["misses"] == len(tools), cache  # one compile per tool, cluster-wide
+    assert cache["tool"]["puts"] == 2 * len(tools), cache  # its artifact folder and its metadata
+    assert cache["lint"]["misses"] == len(rows), cache  # each original linted once

@@ -13,7 +13,7 @@ import pytest
 from linteval_ray.config import DatasetConfig
 from linteval_ray.load import LoadError, SourceError, load_split, validate_row
 from linteval_ray.schema import LintEvalRecord, LintMessage
-from linteval_ray.store import FAST_FAIL, write_bytes_atomic
+from linteval_ray.store import FAST_FAIL, ObjectStore
 from tests.fixtures.s3 import SeaweedServer
 from tests.load.rows import jsonl_lines, make_row, write_jsonl
 
@@ -214,8 +214,9 @@ def test_unreachable_hub_preset_is_a_clear_source_error(monkeypatch: pytest.Monk
 
 def test_loads_from_s3_with_endpoint_from_storage_config(s3_server: SeaweedServer, s3_bucket: str) -> None:
     storage = s3_server.storage_config()
-    write_bytes_atomic(f"{s3_bucket}/in/mixed.jsonl.gz", gzip.compress(jsonl_lines(MIXED_ROWS).encode()), storage)
-    write_bytes_atomic(f"{s3_bucket}/in/split.parquet", _parquet_bytes([make_row(1), make_row(2, "java")]), storage)
+    store = ObjectStore(storage=storage)
+    store.write_atomic(f"{s3_bucket}/in/mixed.jsonl.gz", gzip.compress(jsonl_lines(MIXED_ROWS).encode()))
+    store.write_atomic(f"{s3_bucket}/in/split.parquet", _parquet_bytes([make_row(1), make_row(2, "java")]))
 
     jsonl = load_split(f"{s3_bucket}/in/mixed.jsonl.gz", DatasetConfig(), storage, retry=FAST_FAIL)
     parquet = load_split(f"{s3_bucket}/in/split.parquet", None, storage, retry=FAST_FAIL)
@@ -228,7 +229,8 @@ def test_loads_from_s3_with_endpoint_from_storage_config(s3_server: SeaweedServe
 def test_loads_from_s3_with_endpoint_and_keys_from_aws_env(
     s3_server: SeaweedServer, s3_bucket: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_bytes_atomic(f"{s3_bucket}/mixed.jsonl", jsonl_lines(MIXED_ROWS).encode(), s3_server.storage_config())
+    store = ObjectStore(storage=s3_server.storage_config())
+    store.write_atomic(f"{s3_bucket}/mixed.jsonl", jsonl_lines(MIXED_ROWS).encode())
     s3_server.s3_env(monkeypatch)
 
     result = load_split(f"{s3_bucket}/mixed.jsonl", DatasetConfig(languages=["py3"]), retry=FAST_FAIL)
@@ -243,7 +245,7 @@ def test_missing_s3_object_is_a_source_error(s3_server: SeaweedServer, s3_bucket
 
 def test_wrong_s3_secret_is_a_source_error(s3_server: SeaweedServer, s3_bucket: str) -> None:
     storage = s3_server.storage_config()
-    write_bytes_atomic(f"{s3_bucket}/a.jsonl", jsonl_lines([make_row(1)]).encode(), storage)
+    ObjectStore(storage=storage).write_atomic(f"{s3_bucket}/a.jsonl", jsonl_lines([make_row(1)]).encode())
     wrong = storage.model_copy(update={"secret": "not-the-secret"})
 
     with pytest.raises(SourceError, match=r"s3://.*/a\.jsonl"):

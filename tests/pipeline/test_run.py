@@ -10,7 +10,7 @@ import pytest
 
 from linteval_ray.config import RunConfig, load_config
 from linteval_ray.pipeline.run import RunMismatchError, run
-from linteval_ray.store.fs import filesystem
+from linteval_ray.store import ObjectStore
 from tests.pipeline.samples import bundled_jsonl, expectations, small_mix
 
 VERDICT_OF_KIND = {"clean_fix": "passed", "partial_fix": "passed", "new_alerts": "passed",
@@ -138,7 +138,7 @@ def test_a_folder_holding_another_run_is_refused(tmp_path: Path):
 
 def test_s3_input_and_output_through_a_real_s3_server(tmp_path: Path, s3_server, s3_bucket: str):
     samples = small_mix()[:2]
-    fs, root = filesystem(s3_bucket, s3_server.storage_config())
+    fs, root = ObjectStore(storage=s3_server.storage_config()).filesystem(s3_bucket)
     fs.pipe_file(f"{root}/input/bundled.jsonl", bundled_jsonl().read_bytes())
     storage = s3_server.storage_config()
     config = _config(f"{s3_bucket}/runs/r1", samples,
@@ -152,3 +152,7 @@ def test_s3_input_and_output_through_a_real_s3_server(tmp_path: Path, s3_server,
     assert shards and all(p.endswith(".parquet") for p in shards)
     manifest = fs.cat_file(f"{root}/runs/r1/manifest.json").decode()
     assert storage.secret not in manifest  # credentials never land in results
+    # On object storage the shared cache tier defaults to a folder beside the run: the next
+    # run under runs/ (any node) reuses the problems' tools, tests and answers.
+    assert fs.find(f"{root}/runs/linteval-cache"), "nothing in the default shared cache tier"
+    assert json.loads(manifest)["cache"]["lint"]["hits"] + json.loads(manifest)["cache"]["lint"]["misses"] >= 2

@@ -13,12 +13,13 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from linteval_ray.config import StorageConfig, ValidationConfig, load_config
+from linteval_ray.config import ValidationConfig, load_config
 from linteval_ray.generate.replay import ReplayBackend
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.stage import BatchStage, ProcessorStage, StageInputError, check_chain
 from linteval_ray.pipeline.stages import ValidateBatch, store_stage, validation_stage
 from linteval_ray.schema.rows import INPUT_COLUMNS, generation_schema
+from linteval_ray.store import RunFolder
 
 
 def _doubled(batch: pa.Table, factor: int) -> pa.Table:
@@ -57,7 +58,8 @@ def test_a_class_stage_checks_too_and_keeps_its_name_for_ray() -> None:
 
 def test_the_run_chain_checks_out_and_a_miswired_one_is_refused_before_running() -> None:
     config = load_config(None, ["validation.pool.max_actors=1"])  # a fixed pool: no Ray needed to size it
-    stages = [ReplayBackend().stage(), validation_stage(config, None), store_stage(config, "/tmp/unused")]
+    unused = RunFolder.open("/tmp/unused")
+    stages = [ReplayBackend().stage(), validation_stage(config, unused, None), store_stage(config, unused)]
     check_chain(stages, INPUT_COLUMNS)
     assert stages[-1].output_columns(INPUT_COLUMNS) == ["row_id", "status", "pass_at_1", "language", "total_s",
                                                         "shard"]
@@ -82,14 +84,14 @@ def _scratch_dirs(root: Path) -> list[Path]:
 def test_validate_batch_removes_its_scratch_dir_on_close_and_on_teardown(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    actor = ValidateBatch(ValidationConfig(), StorageConfig(), prompt_version=None)
+    actor = ValidateBatch(ValidationConfig(), RunFolder.open(str(tmp_path / "run")), prompt_version=None)
     assert len(_scratch_dirs(tmp_path)) == 1
     actor.close()
     assert _scratch_dirs(tmp_path) == []
     actor.close()  # a second close (then __del__) does nothing
 
     # Ray Data drops the instance when the actor exits gracefully: __del__ closes it.
-    actor = ValidateBatch(ValidationConfig(), StorageConfig(), prompt_version=None)
+    actor = ValidateBatch(ValidationConfig(), RunFolder.open(str(tmp_path / "run")), prompt_version=None)
     assert len(_scratch_dirs(tmp_path)) == 1
     del actor
     gc.collect()

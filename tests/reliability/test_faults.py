@@ -20,7 +20,7 @@ import pytest
 from linteval_ray.config import RunConfig, TestLimits, ValidationConfig, load_config
 from linteval_ray.pipeline.run import run
 from linteval_ray.schema import LintEvalRecord, Status, Verdict
-from linteval_ray.store.fs import filesystem
+from linteval_ray.store import ObjectStore
 from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.engine import Validator
 from linteval_ray.validate.sandbox.uids import UID_RANGE, _proc_owners
@@ -167,7 +167,7 @@ def test_s3_server_killed_and_restarted_mid_run_loses_and_duplicates_nothing(s3_
         s3_server.ensure_running()
 
     assert outages, "the server was never restarted mid-run"
-    fs, root = filesystem(output, storage)
+    fs, root = ObjectStore(storage=storage).filesystem(output)
     shard_ids = []
     for path in fs.ls(f"{root}/shards", detail=False):
         with fs.open(path, "rb") as f:

@@ -35,6 +35,7 @@ from linteval_ray.report.site import (
     write_site,
 )
 from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
+from linteval_ray.store import RunFolder
 from linteval_ray.validate.metrics import sample_metrics
 
 CHROMIUM = shutil.which("chromium")
@@ -163,7 +164,7 @@ def fixed_alerts(row: ResultRow) -> int:
 
 def site_of(tmp: Path, rows: list[ResultRow], records: list[LintEvalRecord], name: str = "run") -> Path:
     output = tmp / name
-    write_site(str(output), rows, compute(rows), records={r.sample_id: r for r in records})
+    write_site(RunFolder.open(str(output)), rows, compute(rows), records={r.sample_id: r for r in records})
     return output / "report"
 
 

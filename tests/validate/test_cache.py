@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from linteval_ray.store import ObjectStore
 from linteval_ray.validate.cache import ContentCache
 
 
@@ -77,14 +78,14 @@ def test_concurrent_writers_of_one_key_leave_one_complete_entry(tmp_path: Path) 
     assert leftovers == []
 
 
-def _shared_roundtrip(url: str, tmp_path: Path, storage_options: dict[str, Any] | None = None) -> None:
+def _shared_roundtrip(url: str, tmp_path: Path, store: ObjectStore | None = None) -> None:
     """Node A fills the shared tier; node B (empty local dir) gets everything from it."""
-    node_a = ContentCache(url, tmp_path / "node-a", storage_options)
+    node_a = ContentCache(url, tmp_path / "node-a", store)
     key = node_a.key("tests", generator="shared")
     node_a.put_json(key, {"names": ["000"]})
     node_a.put_dir(key, _tool_dir(tmp_path / "src"))
 
-    node_b = ContentCache(url, tmp_path / "node-b", storage_options)
+    node_b = ContentCache(url, tmp_path / "node-b", store)
     assert node_b.get_json(key) == {"names": ["000"]}
     fetched = node_b.get_dir(key)
     assert fetched is not None and fetched.is_relative_to(tmp_path / "node-b")
@@ -101,8 +102,7 @@ def test_shared_tier_in_a_folder(tmp_path: Path) -> None:
 
 
 def test_shared_tier_on_s3(s3_server: Any, s3_bucket: str, tmp_path: Path) -> None:
-    options = {"endpoint_url": s3_server.endpoint_url, "key": s3_server.key, "secret": s3_server.secret}
-    _shared_roundtrip(f"{s3_bucket}/cache", tmp_path, options)
+    _shared_roundtrip(f"{s3_bucket}/cache", tmp_path, ObjectStore(storage=s3_server.storage_config()))
 
 
 def test_tar_from_the_shared_tier_cannot_escape_the_cache(tmp_path: Path) -> None:
@@ -120,3 +120,44 @@ def test_tar_from_the_shared_tier_cannot_escape_the_cache(tmp_path: Path) -> Non
         cache.get_dir(key)
     assert not (tmp_path / "escaped.txt").exists() and not (tmp_path / "local" / "escaped.txt").exists()
     assert not list((tmp_path / "local").rglob(".tmp-*"))  # the failed extraction is cleaned up
+
+
+def test_counts_are_kept_per_kind(tmp_path: Path) -> None:
+    cache = ContentCache(None, tmp_path / "local")
+    tests, lint = cache.key("tests", generator="g"), cache.key("lint", code="x")
+    assert cache.get_json(tests) is None
+    cache.put_json(tests, {"names": []})
+    assert cache.get_json(tests) == {"names": []} and cache.get_json(lint) is None
+    by_kind = {kind: stats.model_dump() for kind, stats in cache.stats.by_kind.items()}
+    assert by_kind == {"tests": {"hits": 1, "misses": 1, "puts": 1, "waits": 0},
+                       "lint": {"hits": 0, "misses": 1, "puts": 0, "waits": 0}}
+
+
+def test_a_tool_is_built_once_when_two_actors_miss_it_at_once(tmp_path: Path) -> None:
+    """Two actors (on two nodes: separate local dirs, one shared folder) miss the same tool: the
+    first claims it and builds, the other waits for that value instead of compiling too."""
+    import threading
+    import time
+
+    shared = str(tmp_path / "shared")
+    actors = [ContentCache(shared, tmp_path / f"node-{n}") for n in "ab"]
+    key = actors[0].key("tool", code="generator")
+    builds: list[str] = []
+    started = threading.Barrier(2)
+
+    def compile_once(cache: ContentCache, name: str) -> Any:
+        started.wait()
+        meta = cache.get_json(key)
+        if meta is None:
+            builds.append(name)
+            time.sleep(1.0)  # the compile
+            meta = {"entry": "gen"}
+            cache.put_json(key, meta)
+        return meta
+
+    with ThreadPoolExecutor(2) as pool:
+        metas = list(pool.map(compile_once, actors, ["a", "b"]))
+    assert metas == [{"entry": "gen"}] * 2
+    assert len(builds) == 1
+    waiter = actors[1] if builds == ["a"] else actors[0]
+    assert waiter.stats.by_kind["tool"].waits == 1 and waiter.stats.by_kind["tool"].misses == 0

@@ -177,7 +177,7 @@ def compile_cached(
 ) -> CompileOutcome:
     """``compile_program`` once per content: failures are cached too (they are deterministic)."""
     key = cache.key(
-        "compile",
+        "tool" if with_testlib else "compile",  # "tool": single flight, counted apart in the manifest
         language=language,
         code=code,
         toolchain=toolchain.toolchain_id,
