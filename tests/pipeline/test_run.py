@@ -155,4 +155,5 @@ def test_s3_input_and_output_through_a_real_s3_server(tmp_path: Path, s3_server,
     # On object storage the shared cache tier defaults to a folder beside the run: the next
     # run under runs/ (any node) reuses the problems' tools, tests and answers.
     assert fs.find(f"{root}/runs/linteval-cache"), "nothing in the default shared cache tier"
-    assert json.loads(manifest)["cache"]["lint"]["hits"] + json.loads(manifest)["cache"]["lint"]["misses"] >= 2
+    lint = json.loads(manifest)["cache"]["lint"]  # summed over the actors: one lookup per original
+    assert lint["hits"] + lint["misses"] == 2, lint
