@@ -180,12 +180,19 @@ def _execute(stages: list[Stage], todo: list[dict[str, Any]], batch_size: int, a
     import ray.data
 
     check_chain(stages, INPUT_COLUMNS)
-    blocks = max(1, min(len(todo), len(todo) // max(1, batch_size)))
-    ds: ray.data.Dataset = ray.data.from_items(todo, override_num_blocks=blocks)
-    for stage in stages:
-        ds = stage.apply(ds)
     progress = Progress(total=len(todo), already_done=already_done)
-    for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
-        summary = cast("pa.Table", batch)  # batch_format="pyarrow"
-        progress.update(summary.column("status").to_pylist(), summary.column("pass_at_1").to_pylist())
-    log.info(progress.line())
+    context = ray.data.DataContext.get_current()
+    ray_bars = context.enable_progress_bars
+    # On a terminal ours is the one live bar: a second writer redrawing the same lines garbles both.
+    context.enable_progress_bars = ray_bars and not progress.live
+    try:
+        blocks = max(1, min(len(todo), len(todo) // max(1, batch_size)))
+        ds: ray.data.Dataset = ray.data.from_items(todo, override_num_blocks=blocks)
+        for stage in stages:
+            ds = stage.apply(ds)
+        with progress:
+            for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+                summary = cast("pa.Table", batch)  # batch_format="pyarrow"
+                progress.update(summary.column("status").to_pylist(), summary.column("pass_at_1").to_pylist())
+    finally:
+        context.enable_progress_bars = ray_bars

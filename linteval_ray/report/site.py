@@ -208,6 +208,7 @@ def row_detail(row: ResultRow, record: LintEvalRecord | None) -> Json:
         "tests": {"generated": row.tests_generated, "passed": row.tests_passed, "failed": row.tests_failed,
                   "dropped": row.tests_dropped},
         "timings": row.timings.model_dump(),
+        "first_failure": row.first_failure.model_dump() if row.first_failure else None,
         "metrics": row.metrics.model_dump(exclude={"category_counts", "category_mrr"}) if row.metrics else None,
         "lint_agreement": row.lint_agreement.model_dump() if row.lint_agreement else None,
         "suppressions_added": row.suppressions_added,

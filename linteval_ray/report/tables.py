@@ -92,10 +92,11 @@ def lint_agreement_table(metrics: RunMetrics) -> Table:
 def slowest_table(rows: Sequence[ResultRow], top: int = 10) -> Table:
     slow = sorted(rows, key=lambda r: r.timings.total_s, reverse=True)[:top]
     return Table(
-        title=f"Slowest {len(slow)} rows (validation wall seconds)",
-        headers=["row", "language", "verdict", "total s", "lint s", "compile s", "tests s"],
+        title=f"Slowest {len(slow)} rows (validation wall seconds, each row's own)",
+        headers=["row", "language", "verdict", "total s", "lint s", "prepare s", "compile s", "tests s"],
         rows=[[r.row_id, r.language or "-", str(r.verdict or r.status), num(r.timings.total_s),
-               num(r.timings.lint_s), num(r.timings.compile_s), num(r.timings.tests_s)] for r in slow],
+               num(r.timings.lint_s), num(r.timings.prepare_s), num(r.timings.compile_s), num(r.timings.tests_s)]
+              for r in slow],
     )
 
 

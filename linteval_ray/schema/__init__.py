@@ -3,6 +3,7 @@
 from linteval_ray.schema.record import LANGUAGES, Language, LintEvalRecord, LintMessage
 from linteval_ray.schema.result import (
     CategoryCount,
+    FirstFailure,
     LintAgreement,
     ResultRow,
     SampleMetrics,
@@ -13,6 +14,7 @@ from linteval_ray.schema.result import (
 __all__ = [
     "LANGUAGES",
     "CategoryCount",
+    "FirstFailure",
     "Language",
     "LintAgreement",
     "LintEvalRecord",

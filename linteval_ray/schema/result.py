@@ -96,12 +96,49 @@ class Limits(BaseModel):
 
 
 class Timings(BaseModel):
-    """Where the seconds went for one row (wall clock, in the validation actor)."""
+    """Where the seconds went for one row (wall clock, in the validation actor), measured per row."""
 
-    lint_s: float = 0.0
+    lint_s: float = Field(default=0.0, description="the row's share of its language's batched linter call")
     compile_s: float = 0.0
     tests_s: float = 0.0
-    total_s: float = 0.0
+    total_s: float = Field(default=0.0, description="lint + prepare + compile + tests of this row")
+    prepare_s: float = Field(
+        default=0.0, description="the problem's tools, tests and reference answers (near 0 once cached)"
+    )
+
+
+EXCERPT_CAP = 2048  # characters of a first failure's excerpts, after escaping
+
+
+class FirstFailure(BaseModel):
+    """The first failing test of a row that ran tests and did not pass (test order decides).
+
+    Excerpts are the first ``EXCERPT_CAP`` characters of the text, made safe to store and show:
+    decoded as UTF-8, a byte that is not UTF-8 as ``\\xNN``, a backslash as ``\\\\``, and every
+    control or invisible formatting character except newline and tab as ``\\xNN`` / ``\\uNNNN``.
+    ``*_truncated`` says the text went on. HTML escaping is the site's job."""
+
+    test_index: int = Field(description="0-based position among the judged tests")
+    test_name: str = Field(description="the test's input name (tests/<name>.in in the cache)")
+    verdict: str = Field(description="this test's verdict (wrong_answer, runtime_error, ...)")
+    generator_line: int | None = Field(default=None, description="1-based line of generator_cmd that made the input")
+    generator_command: str | None = Field(default=None, description="that line, as written")
+    input_excerpt: str = ""
+    input_truncated: bool = False
+    expected_excerpt: str = Field(default="", description="the original program's answer")
+    expected_truncated: bool = False
+    output_excerpt: str | None = Field(default=None, description="the revision's stdout (None: not run)")
+    output_truncated: bool = False
+    message: str = Field(default="", description="the checker's message, or the tail of the program's stderr")
+    ended: str = Field(default="", description="how the run ended: 'exit 0', 'exit 1', 'signal 11 (SIGSEGV)', ...")
+    exit_code: int | None = None
+    signal: int | None = None
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    time_limit_s: float = 0.0
+    memory_mb: float | None = Field(
+        default=None, description="peak resident MB; None when not measurable (at most the worker's own footprint)"
+    )
 
 
 class ResultRow(BaseModel):
@@ -136,6 +173,9 @@ class ResultRow(BaseModel):
     tests_failed: int = 0
     tests_dropped: int = Field(
         default=0, description="inputs rejected by the validator or failed by the original"
+    )
+    first_failure: FirstFailure | None = Field(
+        default=None, description="the first failing test's details (None: passed, or no test ran)"
     )
 
     original_messages: list[LintMessage] = Field(default_factory=list)

@@ -73,14 +73,13 @@ class Validator:
 
     def evaluate_batch(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
         """Result rows for pipeline rows (``record_json`` + the generation columns), in order."""
-        started = time.monotonic()
         work = [_Work.start(row, self) for row in rows]
         _guarded(work, lambda: self._lint([w for w in work if w.record is not None]))
         for w in work:
             if w.judgeable:
                 _guarded([w], functools.partial(self._judge, w))
         for w in work:
-            w.finish(self, (time.monotonic() - started) / max(1, len(work)))
+            w.finish()
         return [w.result for w in work]
 
     def evaluate(self, record: LintEvalRecord, generation: dict[str, Any], draw: int = 0) -> ResultRow:
@@ -150,11 +149,14 @@ class Validator:
 
     def _judge(self, w: _Work) -> None:
         assert w.revised_code is not None, "only judgeable rows (they have a revision) are judged"
+        started = time.monotonic()
         try:
             problem = prepare_problem(w.parsed, self.judge)
         except ProblemError as exc:
             w.fail(Status.INVALID_PROBLEM, str(exc))
             return
+        finally:
+            w.timings.prepare_s += time.monotonic() - started
         outcome = judge_revision(w.parsed.language, w.revised_code, problem, self.judge)
         if outcome.verdict == Verdict.COMPILE_ERROR and w.extraction_kind == "bare":
             # No cheap parser tells C++/Java prose from code: an unfenced answer is code if it compiles.
@@ -172,6 +174,7 @@ class Validator:
         r.tests_passed = outcome.tests_passed
         r.tests_failed = outcome.tests_failed
         r.tests_dropped = outcome.tests_dropped
+        r.first_failure = outcome.first_failure
         if outcome.verdict == Verdict.INFRA_ERROR:  # the checker broke on this output: not the model's fault
             w.fail(Status.INFRA_ERROR, outcome.validation_error or "infra_error")
 
@@ -245,7 +248,7 @@ class _Work:
             self.result.verdict = Verdict.INFRA_ERROR
             self.result.validation_error = _cap(f"infra_error: {error}")
 
-    def finish(self, validator: Validator, wall_s: float) -> None:
+    def finish(self) -> None:
         r = self.result
         r.original_messages = self.original_messages or []
         r.revised_messages = self.revised_messages or []
@@ -255,8 +258,9 @@ class _Work:
                 and self.original_messages is not None and self.revised_messages is not None):
             r.metrics = sample_metrics(self.parsed.code, self.revised_code, self.original_messages,
                                        self.revised_messages, paper_category)
-        self.timings.total_s = max(wall_s, self.timings.lint_s + self.timings.compile_s + self.timings.tests_s)
-        r.timings = self.timings
+        t = self.timings  # the row's own seconds, not a share of the batch's wall time
+        t.total_s = t.lint_s + t.prepare_s + t.compile_s + t.tests_s
+        r.timings = t
 
 
 def _guarded(work: list[_Work], step: Callable[[], None]) -> None:

@@ -286,6 +286,16 @@ def test_sample_page_shows_the_diff_and_every_alert_marked(
         assert sum(a.attrs["data-side"] == "revised" for a in on_lines) == m.revised_total_messages
         if row.validation_error:
             assert page.by_id("validation-error").text() == row.validation_error
+        failure = row.first_failure
+        assert (failure is None) == row.pass_at_1
+        if failure is not None:  # the verdict's test, its three texts exactly as recorded
+            assert failure.output_excerpt is not None and failure.generator_command
+            assert page.by_id("failure-input").text() == failure.input_excerpt
+            assert page.by_id("failure-expected").text() == failure.expected_excerpt
+            assert page.by_id("failure-output").text() == failure.output_excerpt
+            generator = f"line {failure.generator_line}: {failure.generator_command}"
+            assert page.by_id("failure-generator").text() == generator
+            assert failure.output_excerpt != failure.expected_excerpt
 
 
 @needs_chromium

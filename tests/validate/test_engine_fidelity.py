@@ -8,6 +8,7 @@ import pytest
 
 from linteval_ray.config import ValidationConfig
 from linteval_ray.schema import LintEvalRecord, Status, Verdict
+from linteval_ray.schema.rows import InputRow
 from linteval_ray.validate.engine import Validator
 from tests.pipeline.samples import bundled_jsonl
 
@@ -86,3 +87,18 @@ def test_each_row_records_its_agreement_with_the_recorded_alerts(validator: Vali
     assert row.lint_agreement is not None
     assert row.lint_agreement.recorded == len(record.linter_messages) == row.lint_agreement.matched
     assert row.lint_agreement.exact
+
+
+def test_timings_are_each_rows_own_not_a_share_of_the_batch(validator: Validator) -> None:
+    record = _first("py3")
+    rows = [{**InputRow.of(record, 0).model_dump(), "raw_response": "Sorry, no code this time."},
+            {**InputRow.of(record, 1).model_dump(), "revised_code": record.code}]
+    unextracted, passed = validator.evaluate_batch(rows)
+    assert unextracted.verdict == Verdict.EXTRACTION_FAILED and passed.verdict == Verdict.PASSED
+    for row in (unextracted, passed):
+        t = row.timings
+        assert t.total_s == pytest.approx(t.lint_s + t.prepare_s + t.compile_s + t.tests_s)
+    # Never compiled nor run: its time is its lint alone (the original's, cached after the first row).
+    assert (unextracted.timings.compile_s, unextracted.timings.tests_s, unextracted.timings.prepare_s) == (0, 0, 0)
+    assert passed.timings.tests_s > 0 and passed.timings.total_s > unextracted.timings.total_s
+    assert passed.first_failure is None and unextracted.first_failure is None

@@ -1,5 +1,5 @@
 // sample.html#<row_id>: one row of the run, read from its chunk data/rows-<k>.js. Shows the
-// verdict, original and revision side by side as a line diff with every alert on its line
+// verdict with the first failing test (its input, expected and actual output), original and revision side by side as a line diff with every alert on its line
 // (fixed / remaining / new, as the metrics count them), the alert list, the model's response
 // with its reasoning collapsed, and the prompt.
 "use strict";
@@ -46,6 +46,7 @@
     root.replaceChildren(...[
       el("h1", {}, row.row_id),
       facts(row, sample),
+      firstFailure(row.first_failure),
       alertCounts(row),
       el("h2", {}, "Original and revision"),
       code(row, sample),
@@ -69,7 +70,8 @@
       ["tests", `${row.tests.passed} passed, ${row.tests.failed} failed of ${row.tests.generated} generated` +
                 (row.tests.dropped ? ` (${row.tests.dropped} dropped)` : "")],
       ["lines changed", m && `+${m.added_lines} −${m.deleted_lines} (${m.original_loc} → ${m.revised_loc} lines)`],
-      ["time s", `total ${fmt(t.total_s, 2)} · lint ${fmt(t.lint_s, 2)} · compile ${fmt(t.compile_s, 2)} · tests ${fmt(t.tests_s, 2)}`],
+      ["time s", `total ${fmt(t.total_s, 2)} · lint ${fmt(t.lint_s, 2)} · prepare ${fmt(t.prepare_s ?? 0, 2)} · ` +
+                 `compile ${fmt(t.compile_s, 2)} · tests ${fmt(t.tests_s, 2)}`],
       ["suppressions added", row.suppressions_added || null],
       ["lint agreement", row.lint_agreement && `recorded ${row.lint_agreement.recorded}, re-linted ` +
                          `${row.lint_agreement.relinted}, matched ${row.lint_agreement.matched}`],
@@ -80,6 +82,32 @@
     return el("table", {class: "facts"}, el("tbody", {}, items
       .filter(([, value]) => value !== null && value !== undefined && value !== "")
       .map(([name, value]) => el("tr", {}, el("th", {}, name), el("td", {}, value)))));
+  }
+
+  // The test that decided the verdict: which one, how its run ended, and its three texts (the
+  // excerpts arrive escaped and capped by the judge; textContent keeps them inert here).
+  function firstFailure(f) {
+    if (!f) return null;
+    const excerpt = (id, name, text, cut) => el("div", {class: "excerpt"}, el("h4", {}, name),
+      text === null ? el("p", {class: "note"}, "not run") :
+        [el("pre", {id, "data-truncated": String(cut)}, text), cut ? el("p", {class: "cut"}, "… cut at 2 KB") : null]);
+    const items = [
+      ["test", `#${f.test_index + 1} (input ${f.test_name}): ${f.verdict}`],
+      ["generator", f.generator_command && el("code", {id: "failure-generator"},
+        `line ${f.generator_line}: ${f.generator_command}`)],
+      ["ended", f.ended],
+      ["message", f.message && el("pre", {id: "failure-message"}, f.message)],
+      ["time s", `wall ${fmt(f.wall_s, 3)} · cpu ${fmt(f.cpu_s, 3)} · limit ${fmt(f.time_limit_s, 2)}`],
+      ["memory", f.memory_mb === null ? "not measured (at most the worker's own footprint)" : `${fmt(f.memory_mb, 1)} MB peak`],
+    ];
+    return el("section", {id: "first-failure"},
+      el("h2", {}, "First failing test"),
+      el("table", {class: "facts"}, el("tbody", {}, items.filter(([, value]) => value)
+        .map(([name, value]) => el("tr", {}, el("th", {}, name), el("td", {}, value))))),
+      el("div", {class: "excerpts"},
+        excerpt("failure-input", "input", f.input_excerpt, f.input_truncated),
+        excerpt("failure-expected", "expected (the original's answer)", f.expected_excerpt, f.expected_truncated),
+        excerpt("failure-output", "output (the revision's)", f.output_excerpt, f.output_truncated)));
   }
 
   function alertCounts(row) {

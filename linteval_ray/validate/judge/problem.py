@@ -89,9 +89,17 @@ class TestSet(BaseModel):
     )
     rejected: int = Field(default=0, description="inputs the validator rejected")
     duplicates: int = 0
+    origins: list[tuple[int, str]] = Field(
+        default_factory=list, description="per name: (line number, line) of the generator command that made it"
+    )
 
     def input_path(self, name: str) -> Path:
         return self.directory / f"{name}.in"
+
+    def origin(self, name: str) -> tuple[int, str] | None:
+        """The generator command line (number, text) that made input ``name``."""
+        index = self.names.index(name)
+        return self.origins[index] if index < len(self.origins) else None
 
 
 class ReferenceTest(BaseModel):
@@ -171,6 +179,7 @@ def build_tests(record: LintEvalRecord, ctx: JudgeContext) -> TestSet:
         flags=cxx_flags(for_tools=True),
         wall_s=ctx.limits.reference_time_limit_s,
         output_mb=ctx.limits.output_mb,
+        manifest=2,  # 2: the manifest names each input's generator line (origins)
     )
     directory = ctx.cache.get_dir(key)
     if directory is None:
@@ -217,6 +226,7 @@ def _stage_inputs(commands: list[GeneratorCommand], outcomes: list[Generated], s
     """Write each new valid input to ``staging`` as ``<name>.in``; the manifest of what was kept and lost."""
     seen: set[str] = set()
     names: list[str] = []
+    origins: list[tuple[int, str]] = []
     counts = {"generator_failed": 0, "rejected": 0, "duplicates": 0}
     failures: list[dict[str, Any]] = []
     for command, (status, data, why) in zip(commands, outcomes, strict=True):  # one outcome per command
@@ -231,8 +241,10 @@ def _stage_inputs(commands: list[GeneratorCommand], outcomes: list[Generated], s
             continue
         seen.add(digest)
         names.append(f"{len(names):03d}")
+        origins.append((command.number, command.line))
         (staging / f"{names[-1]}.in").write_bytes(data)
-    return {"names": names, "commands": len(commands), **counts, "generator_failures": failures}
+    return {"names": names, "commands": len(commands), **counts, "generator_failures": failures,
+            "origins": origins}
 
 
 def generator_args(command: str) -> list[str]:

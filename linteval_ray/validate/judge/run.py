@@ -11,7 +11,8 @@ Tests run ``ctx.jobs`` at a time (every run is its own sandboxed process). After
 first time limit no new test starts: the ones not yet started count as failed
 (``skipped``), so a hanging revision costs about one time limit per job, not one per
 test. The first failing test in test order decides the verdict; tests start in order,
-so every test before a time limit has run.
+so every test before a time limit has run. That test is described in ``first_failure``
+(``failure.py``).
 
 Counts: ``tests_generated`` = generator command lines = passed + failed + dropped, where
 dropped = inputs lost before judging (generator failure, validator reject, duplicate,
@@ -28,9 +29,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from linteval_ray.schema.record import Language
-from linteval_ray.schema.result import Verdict
+from linteval_ray.schema.result import FirstFailure, Verdict
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_program
 from linteval_ray.validate.judge.context import JudgeContext
+from linteval_ray.validate.judge.failure import HEAD_BYTES, first_failure
 from linteval_ray.validate.judge.problem import (
     OUTPUT_FILE,
     PreparedProblem,
@@ -55,6 +57,12 @@ class TestRecord(BaseModel):
     wall_s: float = 0.0
     cpu_s: float = 0.0
     detail: str = ""
+    # How the run ended, for ``first_failure`` (the output head is kept for failed tests only).
+    exit_code: int | None = None
+    signal: int | None = None
+    peak_rss_mb: float | None = None
+    output_head: bytes = b""
+    output_more: bool = False
 
 
 class JudgeResult(BaseModel):
@@ -69,6 +77,7 @@ class JudgeResult(BaseModel):
     tests_dropped: int = 0
     tests_skipped: int = Field(default=0, description="not started after a time limit (counted in failed)")
     tests: list[TestRecord] = Field(default_factory=list)
+    first_failure: FirstFailure | None = None
     compile_s: float = 0.0
     tests_s: float = 0.0
 
@@ -113,6 +122,7 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
         records = run_tests(outcome.program, problem, ctx)
         tests_s = time.monotonic() - started
     verdict, detail = decide_verdict(records)
+    failure = first_failure(records, problem) if verdict != Verdict.PASSED else None
     return JudgeResult(
         compile_ok=True,
         verdict=verdict,
@@ -121,6 +131,7 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
         tests_failed=sum(r.verdict != Verdict.PASSED for r in records),
         tests_skipped=sum(r.verdict is None for r in records),
         tests=records,
+        first_failure=failure,
         compile_s=outcome.seconds,
         tests_s=tests_s,
         **counts,
@@ -167,12 +178,15 @@ def run_one_test(
         mounts=[program.mount()],
         env=program.env(),
     )
-    record = TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, wall_s=result.wall_s, cpu_s=result.cpu_s)
+    record = TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, wall_s=result.wall_s, cpu_s=result.cpu_s,
+                        exit_code=result.exit_code, signal=result.signal, peak_rss_mb=result.peak_rss_mb)
     failure = classify_run(result)
     if failure is not None:
         record.verdict, record.detail = failure, _stderr_tail(result)
-        return record
-    record.verdict, record.detail = check_output(test.name, result.stdout, problem, ctx)
+    else:
+        record.verdict, record.detail = check_output(test.name, result.stdout, problem, ctx)
+    if record.verdict != Verdict.PASSED:
+        record.output_head, record.output_more = result.stdout[:HEAD_BYTES], len(result.stdout) > HEAD_BYTES
     return record
 
 

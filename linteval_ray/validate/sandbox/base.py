@@ -50,6 +50,9 @@ class RunResult(BaseModel):
     timed_out: bool = False  # wall or CPU limit
     memory_exceeded: bool = False  # best effort: bad_alloc / MemoryError / OOM signatures
     output_exceeded: bool = False
+    peak_rss_mb: float | None = Field(
+        default=None, description="peak resident MB, None when it cannot be told from this process's own "
+        "(a spawned child's peak counts the parent's memory it started from)")
 
     @property
     def ok(self) -> bool:

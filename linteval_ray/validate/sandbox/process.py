@@ -258,6 +258,8 @@ def _classify(out: _Outcome, limits: RunLimits, exit_code_signals: bool) -> RunR
         timed_out=out.timed_out or cpu_killed,
         memory_exceeded=_looks_out_of_memory(exit_code, sig, stderr, max_rss_mb, limits),
         output_exceeded=out.output_exceeded,
+        # Only a peak above this process's own is the program's (see _looks_out_of_memory).
+        peak_rss_mb=max_rss_mb if max_rss_mb > resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 else None,
     )
 
 
