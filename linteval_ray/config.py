@@ -117,7 +117,10 @@ class TestLimits(_Section):
     memory_mb: int = Field(default=512, ge=64)
     output_mb: int = Field(default=64, ge=1)
     compile_timeout_s: float = Field(default=120.0, gt=0)
-    lint_timeout_s: float = Field(default=120.0, gt=0)
+    lint_timeout_s: float = Field(default=120.0, gt=0, description="wall clock per linted file (a generous cap)")
+    lint_cpu_s: float = Field(default=30.0, gt=0, description="CPU seconds a linter may spend on one file "
+                              "(a batch, for PMD); past it the file gets a lint_error and is still judged")
+    lint_memory_mb: int = Field(default=4096, ge=1024, description="address space of each linter process")
     reference_time_limit_s: float = Field(default=20.0, gt=0, description="limit for the original on one test")
 
 

@@ -42,6 +42,8 @@ def describe(row: ResultRow) -> str:
         lines.append(f"  error: {row.error}")
     if row.validation_error:
         lines.append(f"  validation_error: {row.validation_error}")
+    if row.lint_error:
+        lines.append(f"  lint_error ({row.lint_error.side}): {row.lint_error.reason}")
     lines.append(f"  tests: {row.tests_passed} passed, {row.tests_failed} failed, {row.tests_dropped} dropped "
                  f"of {row.tests_generated} generated")
     if row.metrics:

@@ -3,7 +3,8 @@
 All ratios are ratios of sums over the passing rows (never means of per-sample
 ratios): Pass@1 = passed / n; Reduction@P = Σ(in − out) / Σ in; New@P = Σ new / Σ in;
 ΔLine@P = Σ lines changed / n_passed; LinePerFix@P = Σ lines changed / Σ fixed with
-fixed = max(0, in − out + new).
+fixed = max(0, in − out + new). A row whose linter failed (``lint_error``) counts for Pass@1 as
+judged, but its alerts are unknown: it is left out of the alert and line metrics, and counted.
 
 What ``n`` holds, as the card defines Pass@1 ("the fraction of samples whose revision passes
 every test"): every evaluated sample, including ``invalid_problem`` rows (a problem whose
@@ -41,6 +42,7 @@ class GroupMetrics(BaseModel):
     new_at_p: float | None
     delta_line_at_p: float | None
     line_per_fix_at_p: float | None
+    lint_errors: int = Field(default=0, description="rows whose linter failed: judged, outside the alert metrics")
 
 
 class CategoryMetrics(BaseModel):
@@ -101,6 +103,9 @@ class RunMetrics(BaseModel):
                              f"{agreement.exact_rate:.0%} of originals (recall {_pct(agreement.recall)}, "
                              f"precision {_pct(agreement.precision)}): alert metrics are not the paper's; "
                              "see `linteval-ray calibrate`")
+        if self.overall.lint_errors:
+            notes.append(f"{self.overall.lint_errors} row(s) had a linter failure (lint_error): judged, but left "
+                         "out of Reduction@P, New@P, ΔLine@P and LinePerFix@P")
         if self.statuses.get(Status.INFRA_ERROR, 0):
             notes.append(f"{self.statuses[Status.INFRA_ERROR]} row(s) hit an evaluator fault (infra_error) and are "
                          "not scored: rerun the same command to retry them")
@@ -143,6 +148,8 @@ def suppression_metrics(rows: Sequence[ResultRow]) -> SuppressionMetrics:
 
 
 def group_metrics(rows: Sequence[ResultRow]) -> GroupMetrics:
+    n_passed = sum(r.pass_at_1 for r in rows)
+    # alert and line metrics: the passing rows whose both sides were linted
     passed: list[SampleMetrics] = [r.metrics for r in rows if r.pass_at_1 and r.metrics is not None]
     alerts_in = sum(m.original_total_messages for m in passed)
     alerts_out = sum(m.revised_total_messages for m in passed)
@@ -151,14 +158,15 @@ def group_metrics(rows: Sequence[ResultRow]) -> GroupMetrics:
     fixed = sum(max(0, m.original_total_messages - m.revised_total_messages + m.new_messages_count) for m in passed)
     return GroupMetrics(
         n=len(rows),
-        n_passed=len(passed),
-        pass_at_1=_ratio(len(passed), len(rows)),
-        pass_at_1_ci=wilson(len(passed), len(rows)),
+        n_passed=n_passed,
+        pass_at_1=_ratio(n_passed, len(rows)),
+        pass_at_1_ci=wilson(n_passed, len(rows)),
         reduction_at_p=_ratio(alerts_in - alerts_out, alerts_in),
         reduction_at_p_ci=bootstrap_ratio(*reduction_parts(rows)),
         new_at_p=_ratio(new, alerts_in),
         delta_line_at_p=_ratio(changed, len(passed)),
         line_per_fix_at_p=_ratio(changed, fixed),
+        lint_errors=sum(r.lint_error is not None for r in rows),
     )
 
 

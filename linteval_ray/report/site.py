@@ -212,6 +212,7 @@ def row_detail(row: ResultRow, record: LintEvalRecord | None) -> Json:
         "metrics": row.metrics.model_dump(exclude={"category_counts", "category_mrr"}) if row.metrics else None,
         "lint_agreement": row.lint_agreement.model_dump() if row.lint_agreement else None,
         "suppressions_added": row.suppressions_added,
+        "lint_error": row.lint_error.model_dump() if row.lint_error else None,
         "revised": revised,
         "diff": line_diff(lines_of(record.code), revised) if record and revised is not None else None,
         "original_alerts": [_alert(m, mark, pairs.get(i)) for i, (m, mark) in

@@ -65,10 +65,16 @@ def metric_tables(metrics: RunMetrics) -> list[Table]:
             + [[f"verdict: {k}", str(v)] for k, v in sorted(metrics.verdicts.items(), key=lambda kv: -kv[1])]
             + [["suppressions added (ignored when scoring)", f"{metrics.suppressions.added} in "
                 f"{metrics.suppressions.rows_with_added} rows"]]
+            + [[lint_error_label(metrics), str(metrics.overall.lint_errors)]]
             + [[f"invalid problem (counted as not passed): {p}", "-"] for p in metrics.invalid_problems],
         )
     )
     return tables
+
+
+def lint_error_label(metrics: RunMetrics) -> str:
+    by_language = ", ".join(f"{lang} {g.lint_errors}" for lang, g in metrics.by_language.items() if g.lint_errors)
+    return "lint errors (judged, not in the alert metrics)" + (f": {by_language}" if by_language else "")
 
 
 AGREEMENT_HEADERS = ["group", "samples", "exact", "recorded", "re-linted", "matched", "recall", "precision"]

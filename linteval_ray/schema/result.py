@@ -86,6 +86,14 @@ class LintAgreement(BaseModel):
         return self.recorded == self.relinted == self.matched
 
 
+class LintFailure(BaseModel):
+    """A linter that failed on one side of a row (crash, CPU or wall limit, memory, dead worker).
+    The row is still judged; its alert metrics are left out (``metrics`` is None)."""
+
+    side: str = Field(description="'original', 'revision' or 'both'")
+    reason: str = Field(description="the tool and a short reason, e.g. 'pylint: CPU budget of 30 s exceeded'")
+
+
 class Limits(BaseModel):
     """Resource limits a revision ran under (recorded in every row)."""
 
@@ -186,6 +194,9 @@ class ResultRow(BaseModel):
     )
     suppressions_added: int | None = Field(
         default=None, description="inline suppression comments the revision adds (NOLINT, pylint: disable, NOPMD, ...)"
+    )
+    lint_error: LintFailure | None = Field(
+        default=None, description="the linter failed on this row's original or revision (the verdict stands)"
     )
     limits: Limits | None = None
     timings: Timings = Field(default_factory=Timings)

@@ -23,7 +23,7 @@ from linteval_ray.config import ValidationConfig
 from linteval_ray.prompt.extract import Extraction, ExtractionFailure, extract
 from linteval_ray.schema import Language, LintEvalRecord, LintMessage, ResultRow, Status, Verdict
 from linteval_ray.schema.record import to_unicode
-from linteval_ray.schema.result import Limits, Timings
+from linteval_ray.schema.result import Limits, LintFailure, Timings
 from linteval_ray.schema.rows import InputRow, record_of
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.toolchain import Toolchain
@@ -55,7 +55,8 @@ class Validator:
         self.sandbox = make_sandbox(config.sandbox, allow_unsafe=config.allow_unsafe_sandbox,
                                     toolchain=self.toolchain)
         self.linters = Linters(self.toolchain, profile=load_profile(config.lint_profile), jobs=jobs,
-                               timeout_s=config.limits.lint_timeout_s, sandbox=self.sandbox)
+                               timeout_s=config.limits.lint_timeout_s, cpu_s=config.limits.lint_cpu_s,
+                               memory_mb=config.limits.lint_memory_mb, sandbox=self.sandbox)
         self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", store)
         self._scratch = Path(tempfile.mkdtemp(prefix="linteval-work-"))
         self.judge = JudgeContext(sandbox=self.sandbox, toolchain=self.toolchain, cache=self.cache,
@@ -97,7 +98,7 @@ class Validator:
             if w.original_messages is None:
                 jobs[w.parsed.language].append((w, "original"))
             if w.judgeable:
-                jobs[w.parsed.language].append((w, "revised"))
+                jobs[w.parsed.language].append((w, "revision"))
         for language, items in jobs.items():
             started = time.monotonic()
             codes = [w.parsed.code if side == "original" else self._scored_revision(w) for w, side in items]
@@ -106,7 +107,7 @@ class Validator:
             for (w, side), outcome in zip(items, outcomes, strict=True):  # one outcome per code
                 w.timings.lint_s += share
                 if isinstance(outcome, LintError):
-                    w.fail(Status.INFRA_ERROR, f"lint of the {side} program failed: {outcome}")
+                    w.lint_failed(side, outcome)  # recorded; the row is still judged
                 elif side == "original":
                     w.original_messages = outcome
                     self.cache_original_lint(w.parsed, outcome)
@@ -224,6 +225,8 @@ class _Work:
         """No program in the response: judged as the model's failure, never compiled or run."""
         self.revised_code = None
         self.revised_messages = None
+        if self.result.lint_error is not None and self.result.lint_error.side == "revision":
+            self.result.lint_error = None  # what failed to lint was not a program
         self.result.extraction_ok = False
         self.result.compile_ok = None
         self.result.pass_at_1 = False
@@ -240,6 +243,15 @@ class _Work:
     def judgeable(self) -> bool:
         return self.revised_code is not None and self.result.status == Status.EVALUATED
 
+    def lint_failed(self, side: str, error: LintError) -> None:
+        """A linter failed on one side: noted on the row, which is judged all the same (its alert
+        metrics stay unset: a missing side is not zero alerts)."""
+        reason = _cap(str(error)) or error.tool
+        previous = self.result.lint_error
+        if previous is not None and previous.side != side:
+            side, reason = "both", f"{previous.side}: {previous.reason}; {side}: {reason}"
+        self.result.lint_error = LintFailure(side=side, reason=reason)
+
     def fail(self, status: Status, error: str) -> None:
         self.result.status = status
         self.result.error = _cap(error)
@@ -254,7 +266,7 @@ class _Work:
         r.revised_messages = self.revised_messages or []
         if self.original_messages is not None:
             r.lint_agreement = lint_agreement(self.parsed.linter_messages, self.original_messages)
-        if (r.status == Status.EVALUATED and self.revised_code is not None
+        if (r.status == Status.EVALUATED and self.revised_code is not None and r.lint_error is None
                 and self.original_messages is not None and self.revised_messages is not None):
             r.metrics = sample_metrics(self.parsed.code, self.revised_code, self.original_messages,
                                        self.revised_messages, paper_category)

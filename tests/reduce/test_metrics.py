@@ -112,3 +112,22 @@ def test_every_group_carries_its_confidence_intervals():
         assert group.pass_at_1_ci is not None and group.pass_at_1_ci[0] <= group.pass_at_1 <= group.pass_at_1_ci[1]
         low, high = group.reduction_at_p_ci
         assert low <= group.reduction_at_p <= high
+
+
+def test_a_lint_error_row_counts_for_pass_at_1_but_not_for_the_alert_metrics():
+    from linteval_ray.report.tables import metric_tables
+    from linteval_ray.schema.result import LintFailure
+
+    crashed = _row("b", "py3", True, 0, 0, 0, 0, 0).model_copy(update={
+        "metrics": None, "lint_error": LintFailure(side="revision", reason="pylint: RecursionError")})
+    rows = [_row("a", "cpp", True, n_in=10, n_out=2, new=1, added=5, deleted=3), crashed,
+            _row("c", "py3", False, n_in=4, n_out=4, new=0, added=1, deleted=0)]
+    m = compute(rows)
+    assert (m.overall.n, m.overall.n_passed, m.overall.lint_errors) == (3, 2, 1)
+    assert m.overall.pass_at_1 == pytest.approx(2 / 3)  # the crashed linter does not fail the program
+    assert m.overall.reduction_at_p == pytest.approx(8 / 10)  # from row a alone, nothing made up for b
+    assert m.overall.delta_line_at_p == pytest.approx(8 / 1)
+    assert (m.by_language["py3"].lint_errors, m.by_language["cpp"].lint_errors) == (1, 0)
+    assert any("1 row(s) had a linter failure" in w for w in m.warnings())
+    outcomes = {r[0]: r[1] for t in metric_tables(m) if t.title == "Outcomes" for r in t.rows}
+    assert outcomes["lint errors (judged, not in the alert metrics): py3 1"] == "1"

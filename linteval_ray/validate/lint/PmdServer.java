@@ -20,7 +20,8 @@ import net.sourceforge.pmd.lang.rule.RuleSetLoader;
  * with position tracking), so it is loaded once here and reused. Each stdin line
  * {@code INPUT_DIR<TAB>REPORT_FILE} is one analysis configured as {@code pmd check -d INPUT_DIR
  * -R RULESET -f json -r REPORT_FILE --use-version java-VERSION --no-cache} would configure it;
- * each answer is one stdout line: {@code {"errors": N}} or {@code {"failure": "..."}}.
+ * each answer is one stdout line: {@code {"errors": N}} or {@code {"failure": "..."}} (any
+ * Throwable of the analysis, the server goes on with the next request).
  */
 public final class PmdServer {
     public static void main(String[] args) throws IOException {
@@ -40,9 +41,11 @@ public final class PmdServer {
                 pmd.addRuleSet(RuleSet.copy(rules));  // fresh rule instances: no state crosses analyses
                 pmd.performAnalysis();
                 channel.println("{\"errors\": " + pmd.getReporter().numErrors() + "}");
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                // Per request, Errors included: a StackOverflowError or OutOfMemoryError on one hostile
+                // file fails that analysis (the caller retries its files alone), never the server.
                 String reason = (e.getClass().getSimpleName() + ": " + e.getMessage()).replaceAll("[\"\\\\\\p{Cntrl}]", " ");
-                channel.println("{\"failure\": \"" + reason + "\"}");
+                channel.println("{\"failure\": \"" + reason.substring(0, Math.min(reason.length(), 300)) + "\"}");
             }
         }
     }

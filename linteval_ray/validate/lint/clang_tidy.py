@@ -68,21 +68,22 @@ class ClangTidy(Linter):
     file_name = languages.language(language).source_file
 
     def __init__(self, binary: str, config: ClangTidyConfig, *, jobs: int = 2, timeout_s: float = 120.0,
-                 memory_mb: int = 4096, sandbox: Sandbox | None = None) -> None:
-        self.binary = binary
+                 cpu_s: float = 30.0, memory_mb: int = 4096, sandbox: Sandbox | None = None) -> None:
+        self.binary = str(Path(binary).resolve())  # the box binds the resolved folder, not a symlink to it
         # clang-tidy opens whatever the source names (`#include`, `#embed` + static_assert
         # messages can quote a file): with a sandbox it only sees what the box shows.
         self.sandbox = sandbox
         self.config = config
         self.jobs = jobs
         self.timeout_s = timeout_s
+        self.cpu_s = cpu_s  # constexpr and template bombs: bounded in CPU, not only in wall time
         self.memory_mb = memory_mb
 
     @classmethod
     def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> ClangTidy:
         config = ClangTidyConfig.load(profile.file("clang-tidy.yaml"))
         return cls(toolchain.clang_tidy, config, jobs=settings.jobs, timeout_s=settings.timeout_s,
-                   sandbox=settings.sandbox)
+                   cpu_s=settings.cpu_s, memory_mb=settings.memory_mb, sandbox=settings.sandbox)
 
     def lint_each(self, codes: list[str]) -> list[LintOutcome]:
         if len(codes) <= 1 or self.jobs <= 1:
@@ -122,15 +123,19 @@ class ClangTidy(Linter):
         """clang-tidy on ``work/sol.cpp`` writing ``work/fixes.yaml``: (exit code, stderr)."""
         if self.sandbox is None:
             proc = run_bounded(self.command(work / "fixes.yaml"), cwd=work, timeout_s=self.timeout_s,
-                               tool=self.tool, memory_mb=self.memory_mb)
+                               tool=self.tool, memory_mb=self.memory_mb, cpu_s=self.cpu_s)
             return proc.returncode, proc.stderr
-        limits = RunLimits(wall_s=self.timeout_s, memory_mb=self.memory_mb, output_bytes=SANDBOX_OUTPUT_BYTES)
+        limits = RunLimits(wall_s=self.timeout_s, cpu_s=self.cpu_s, memory_mb=self.memory_mb,
+                           output_bytes=SANDBOX_OUTPUT_BYTES)
         try:
             result = self.sandbox.run(self.command(Path(BOX_DIR) / "fixes.yaml"), workdir=work, limits=limits)
         except SandboxError as exc:
             raise LintError(self.tool, f"sandbox: {exc}") from exc
-        if result.timed_out:
-            raise LintError(self.tool, f"timed out after {self.timeout_s:g} s")
+        # LLVM catches SIGXCPU to print a stack trace, which can itself die (SIGABRT): CPU used says why
+        if result.timed_out or (result.exit_code is None and result.cpu_s >= self.cpu_s):
+            late = result.wall_s >= self.timeout_s
+            raise LintError(self.tool, f"timed out after {self.timeout_s:g} s" if late
+                            else f"CPU budget of {self.cpu_s:g} s exceeded")
         if result.exit_code is None:
             raise LintError(self.tool, f"killed by signal {result.signal}: {tail(result.stderr)}")
         return result.exit_code, result.stderr

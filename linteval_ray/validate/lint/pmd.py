@@ -3,8 +3,10 @@
 A PMD run spends ~7 CPU-seconds before its first file (JVM start, ~3 s of parsing the
 ruleset's category XML), whatever the number of files. ``PmdServer.java`` keeps one JVM
 with the ruleset loaded and runs each batch as one analysis (~0.15 s for one file). A
-batch that times out kills the server; each file is then retried alone so that only the
-file that hangs PMD fails. ``lint_fresh`` runs the PMD CLI itself (the naive harness).
+batch that fails (an Error such as a StackOverflowError, answered by the server, which goes
+on) or that exceeds its CPU budget or wall timeout (the server is killed) has each of its
+files retried alone, so only the file that breaks PMD fails. ``lint_fresh`` runs the PMD
+CLI itself (the naive harness).
 """
 
 from __future__ import annotations
@@ -35,12 +37,16 @@ PARSE_ERROR_CHECK = "java-parse-error"
 PARSE_ERROR_TEXT = "PMD could not parse the file"
 JAVA_LANGUAGE_VERSION = "17"  # the JDK that compiles submissions
 # PMD's own analysis JVM, not a submission's (those flags are in languages/java.py): it runs
-# outside the sandbox without RLIMIT_AS, so it is tuned for start-up and short analyses (C1
-# only, serial GC) with a heap bound against hostile input and a stack for deep parse trees.
-PMD_JVM_FLAGS = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx1g", "-Xss8m"]
+# outside the sandbox under RLIMIT_AS and a CPU budget per request, tuned for start-up and short
+# analyses (C1 only, serial GC) with a heap bound against hostile input, a stack for deep parse
+# trees, and small code-cache / class-space reservations so the address-space cap leaves room.
+PMD_JVM_FLAGS = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx1g", "-Xss8m",
+                 "-XX:ReservedCodeCacheSize=64m", "-XX:CompressedClassSpaceSize=128m"]
 SERVER_SOURCE = Path(__file__).with_name("PmdServer.java")
-# A fresh JVM now and then bounds whatever a long-lived PMD might accumulate.
+# A fresh JVM (~7 CPU-s) now and then bounds whatever a long-lived PMD might accumulate; it idles
+# near 300 MB resident, and a heap grown by a hostile file past SERVER_MAX_RSS_MB is given back.
 SERVER_MAX_REQUESTS = 500
+SERVER_MAX_RSS_MB = 1024
 
 
 class Pmd(Linter):
@@ -48,16 +54,20 @@ class Pmd(Linter):
     language = "java"
     file_name = languages.language(language).source_file
 
-    def __init__(self, java: str, pmd_home: Path, ruleset: Path, *, timeout_s: float = 120.0) -> None:
+    def __init__(self, java: str, pmd_home: Path, ruleset: Path, *, timeout_s: float = 120.0,
+                 cpu_s: float | None = 30.0, memory_mb: int | None = 4096) -> None:
         self.java = java
         self.pmd_home = pmd_home
         self.ruleset = ruleset
         self.timeout_s = timeout_s
+        self.cpu_s = cpu_s  # per analysis (a batch: honest files take well under a second each)
+        self.memory_mb = memory_mb
         self._server: LineWorker | None = None
 
     @classmethod
     def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> Pmd:
-        return cls(toolchain.java, toolchain.pmd_home, profile.file("pmd-ruleset.xml"), timeout_s=settings.timeout_s)
+        return cls(toolchain.java, toolchain.pmd_home, profile.file("pmd-ruleset.xml"), timeout_s=settings.timeout_s,
+                   cpu_s=settings.cpu_s, memory_mb=settings.memory_mb)
 
     def classpath(self) -> str:
         return f"{self.pmd_home / 'conf'}:{self.pmd_home / 'lib'}/*"
@@ -69,11 +79,12 @@ class Pmd(Linter):
                 "--use-version", f"java-{JAVA_LANGUAGE_VERSION}", "--no-cache", "--no-progress"]
 
     def server(self) -> LineWorker:
-        if self._server is None or not self._server.alive or self._server.requests >= SERVER_MAX_REQUESTS:
+        if self._server is not None and self._server.worn_out(SERVER_MAX_REQUESTS, SERVER_MAX_RSS_MB):
             self.close()
+        if self._server is None:
             argv = [self.java, *PMD_JVM_FLAGS, "-cp", self.classpath(), str(SERVER_SOURCE), str(self.ruleset),
                     JAVA_LANGUAGE_VERSION]
-            self._server = LineWorker(argv, tool=self.tool)
+            self._server = LineWorker(argv, tool=self.tool, memory_mb=self.memory_mb)
         return self._server
 
     def close(self) -> None:
@@ -103,7 +114,7 @@ class Pmd(Linter):
             work = _write_inputs(Path(tmp), codes, self.file_name)
             server = self.server()
             try:
-                server.send(f"{work / 'src'}\t{work / 'report.json'}")
+                server.send(f"{work / 'src'}\t{work / 'report.json'}", cpu_s=self.cpu_s)
                 reply = server.read(self.timeout_s)
             except (TimeoutError, EOFError, BrokenPipeError) as exc:
                 reason = f"timed out after {self.timeout_s:g} s" if isinstance(exc, TimeoutError) else str(exc)

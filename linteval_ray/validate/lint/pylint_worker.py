@@ -5,6 +5,8 @@ in-process ~40 ms). Protocol, one JSON object per line: it prints
 ``{"ready": version}``, then for each request ``{"paths": [...]}`` read on stdin
 answers one line per path, in order: ``{"messages": [...json2...]}`` or
 ``{"error": "..."}``. The parent kills and restarts it when a file takes too long.
+pylint writes a crash report (with the file's source) into ``PYLINTHOME`` when it
+crashes on a file: the worker reads the exception's name from it and deletes it.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 # pylint's own failure messages: the tool, not the submission, broke
 TOOL_FAILURES = frozenset({"astroid-error", "fatal"})
+CRASH_EXCEPTION = re.compile(r"pylint crashed with a ``(\w+)``")
 
 
 def lint_file(path: str, rcfile: str) -> dict[str, Any]:
@@ -33,11 +37,26 @@ def lint_file(path: str, rcfile: str) -> dict[str, Any]:
     finally:
         # astroid caches modules by name: a later file must never see this one's tree
         astroid.MANAGER.astroid_cache.pop(Path(path).stem, None)
+    crashes = take_crash_reports()
     messages = json.loads(buf.getvalue())["messages"]
     failures = [m for m in messages if m["symbol"] in TOOL_FAILURES]
     if failures:
-        return {"error": f"pylint failed: {failures[0]['symbol']}: {failures[0]['message']}"[:500]}
+        # the message names the file and the report's path, and asks to file a bug: only the cause is kept
+        cause = ", ".join(crashes) or failures[0]["message"].split(". ", 1)[0].replace(path, Path(path).name)
+        return {"error": f"pylint failed: {failures[0]['symbol']} ({cause})"[:500]}
     return {"messages": messages}
+
+
+def take_crash_reports() -> list[str]:
+    """The exception names of the crash reports pylint just wrote (the reports are deleted)."""
+    from pylint.constants import PYLINT_HOME
+
+    names = []
+    for report in Path(PYLINT_HOME).glob("pylint-crash-*.txt"):
+        found = CRASH_EXCEPTION.search(report.read_text(encoding="utf-8", errors="replace"))
+        names.append(found.group(1) if found else "crash")
+        report.unlink()
+    return names
 
 
 def reply(channel: TextIO, payload: dict[str, Any]) -> None:

@@ -14,12 +14,15 @@ class Linters:
     """Lints batches of source per language; linters start on first use and stay warm until ``close``."""
 
     def __init__(self, toolchain: Toolchain, *, profile: LintProfile | None = None, jobs: int = 2,
-                 timeout_s: float = 120.0, sandbox: Sandbox | None = None) -> None:
+                 timeout_s: float = 120.0, cpu_s: float = 30.0, memory_mb: int = 4096,
+                 sandbox: Sandbox | None = None) -> None:
         self.toolchain = toolchain
         self.sandbox = sandbox  # clang-tidy runs in it (it reads files the source names)
         self.profile = profile or load_profile()
         self.jobs = jobs
         self.timeout_s = timeout_s
+        self.cpu_s = cpu_s
+        self.memory_mb = memory_mb
         self._linters: dict[str, Linter] = {}
 
     def linter(self, language: Language) -> Linter:
@@ -29,7 +32,8 @@ class Linters:
         return self._linters[language]
 
     def _make(self, language: Language) -> Linter:
-        settings = LinterSettings(jobs=self.jobs, timeout_s=self.timeout_s, sandbox=self.sandbox)
+        settings = LinterSettings(jobs=self.jobs, timeout_s=self.timeout_s, cpu_s=self.cpu_s,
+                                  memory_mb=self.memory_mb, sandbox=self.sandbox)
         return language_spec(language).linter_class().from_profile(self.toolchain, self.profile, settings)
 
     def lint(self, language: Language, codes: list[str]) -> list[list[LintMessage]]:

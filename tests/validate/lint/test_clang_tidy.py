@@ -85,3 +85,14 @@ def test_config_is_pinned() -> None:
     assert {"-std=c++17", "-Wall", "-Wextra"} <= set(config.compile_args)
     broad = ClangTidyConfig.load(load_profile("broad").file("clang-tidy.yaml"))
     assert broad.checks == "-*,bugprone-*,performance-*,modernize-*,readability-*,clang-diagnostic-*"
+
+
+def test_constexpr_bomb_is_stopped_by_the_cpu_budget(toolchain: Toolchain) -> None:
+    # clang re-evaluates every constexpr call (no memoization): ~40 CPU-s unbounded
+    bomb = ("constexpr long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+            + "".join(f'static_assert(fib({25 + i % 3}) > {i}, "fib");\n' for i in range(40)) + CLEAN)
+    config = ClangTidyConfig.load(load_profile().file("clang-tidy.yaml"))
+    tidy = ClangTidy(toolchain.clang_tidy, config, jobs=2, timeout_s=600.0, cpu_s=3.0)
+    bombed, clean = tidy.lint_each([bomb, CLEAN])
+    assert isinstance(bombed, LintError) and "CPU budget of 3 s exceeded" in bombed.reason
+    assert clean == []

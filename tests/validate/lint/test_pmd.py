@@ -85,3 +85,33 @@ def test_a_dead_server_is_replaced(toolchain: Toolchain) -> None:
 
 def _pmd(toolchain: Toolchain) -> Pmd:
     return Pmd(toolchain.java, toolchain.pmd_home, load_profile().file("pmd-ruleset.xml"))
+
+
+def test_a_stack_overflow_fails_its_file_only_and_the_server_lives_on(toolchain: Toolchain) -> None:
+    deep = "public class Main {\n    static int deep() { return " + "(" * 3000 + "1" + ")" * 3000 + "; }\n}\n"
+    pmd = _pmd(toolchain)
+    try:
+        assert pmd.lint_each([CLEAN]) == [[]]
+        pid = pmd.server().proc.pid
+        overflowed, clean, braces = pmd.lint_each([deep, CLEAN, BRACES])  # one batch, then each alone
+        assert isinstance(overflowed, LintError) and "StackOverflowError" in overflowed.reason
+        assert clean == [] and "ControlStatementBraces" in {m.check_name for m in braces}
+        assert pmd.server().proc.pid == pid  # the JVM caught the Error: no restart
+    finally:
+        pmd.close()
+
+
+def test_a_batch_past_its_cpu_budget_is_bounded_and_the_next_file_lints(toolchain: Toolchain) -> None:
+    many = "public class Main {\n" + "".join(
+        f"    static int m{i}(int x) {{ if (x > {i}) {{ return x * {i} + m{i}(x - 1); }} return {i}; }}\n"
+        for i in range(30000)) + "}\n"
+    pmd = _pmd(toolchain)
+    try:
+        assert pmd.lint_each([CLEAN]) == [[]]  # start-up and warm-up under the default budget
+        pmd.cpu_s = 2.0
+        (bounded,) = pmd.lint_each([many])
+        assert isinstance(bounded, LintError) and "exceeded its CPU budget" in bounded.reason
+        pmd.cpu_s = 30.0
+        assert pmd.lint_each([CLEAN]) == [[]]
+    finally:
+        pmd.close()
