@@ -6,10 +6,14 @@ import argparse
 import json
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from linteval_ray import __version__
 from linteval_ray.config import ConfigError, RunConfig, dataset_overrides, load_config
 from linteval_ray.errors import LintEvalError
+
+if TYPE_CHECKING:
+    from linteval_ray.reduce.metrics import RunMetrics
 
 DESCRIPTION = """\
 linteval-ray scores models on LintEval: a model rewrites a program (C++, Python 3 or
@@ -23,6 +27,10 @@ problem's testlib tests on every revision in a sandbox, at cluster scale on Ray.
   linteval-ray report runs/a              rewrite the browsable report (runs/a/report/index.html)
   linteval-ray calibrate --dataset lite    how far our lint settings are from the recorded alerts
 """
+
+
+STRICT_HELP = ("exit 1 when too many responses were cut at max_tokens or held no program "
+               "(generation.health thresholds, default 5%%)")
 
 
 def _add_run_overrides(p: argparse.ArgumentParser) -> None:
@@ -77,6 +85,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"browse every sample: {outcome.output}/report/index.html")
     if outcome.resumed_rows:
         print(f"resumed: {outcome.resumed_rows} rows were already done, {outcome.new_rows} evaluated now")
+    return _strict_exit(args, metrics)
+
+
+def _strict_exit(args: argparse.Namespace, metrics: RunMetrics) -> int:
+    """1 under ``--strict`` when the generations are too unhealthy to trust the score, else 0."""
+    problems = metrics.generation.problems()
+    if args.strict and problems:
+        print(f"linteval-ray: --strict: {len(problems)} generation health check(s) failed (thresholds: "
+              "generation.health)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -99,15 +117,16 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     from linteval_ray.report.publish import publish
     from linteval_ray.report.tables import metric_tables, to_text
 
-    storage = load_config(args.config).storage
-    reduction = reduce_run(args.output.rstrip("/"), storage)
+    config = load_config(args.config)
+    storage = config.storage
+    reduction = reduce_run(args.output.rstrip("/"), storage, config.generation.health)
     index = publish(reduction.output, reduction.results, reduction.metrics, storage)
     for table in metric_tables(reduction.metrics):
         print(to_text(table), end="\n\n")
     for warning in reduction.metrics.warnings():
         print(f"WARNING: {warning}")
     print(f"report: {index}")
-    return 0
+    return _strict_exit(args, reduction.metrics)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -145,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     run.add_argument("--n", type=int, help="generations per sample (pass@k for k <= n)")
     run.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    run.add_argument("--strict", action="store_true", help=STRICT_HELP)
     run.set_defaults(func=cmd_run)
 
     val = sub.add_parser("validate", help="evaluate samples in this process, without Ray (debugging)")
@@ -157,7 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
         red = sub.add_parser(name, help=text, description=text + ". Open OUTPUT/report/index.html in a browser "
                              "(it works from a local folder or any static host; no server needed).")
         red.add_argument("output", help="run folder (local, s3://, gs://)")
-        red.add_argument("--config", "-c", help="config holding storage credentials")
+        red.add_argument("--config", "-c", help="config holding storage credentials (and generation.health)")
+        red.add_argument("--strict", action="store_true", help=STRICT_HELP)
         red.set_defaults(func=cmd_reduce)
 
     cmp_ = sub.add_parser("compare", help="side-by-side metrics of several runs")

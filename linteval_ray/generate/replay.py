@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import ConfigDict, ValidationError, field_validator
 
-from linteval_ray.generate.base import GenerationBackend, with_generation_columns
+from linteval_ray.generate.base import GenerationBackend, failed, with_generation_columns
 from linteval_ray.pipeline.stage import BatchStage
 from linteval_ray.schema.record import to_unicode
+from linteval_ray.schema.result import GENERATION_FACTS, GenerationFacts
 from linteval_ray.schema.rows import Generation, generation_schema, record_of
 
 if TYPE_CHECKING:
@@ -26,8 +27,8 @@ REFERENCE_MODEL = "reference-revision"
 REPLAY_NUM_CPUS = 0.1  # a dictionary lookup per row
 
 
-class Prediction(BaseModel):
-    """One row of a predictions file."""
+class Prediction(GenerationFacts):
+    """One row of a predictions file (the generation facts are optional columns)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -89,7 +90,7 @@ def _replay_row(row: dict[str, Any], lookup: Predictions | None, model: str) -> 
     prediction = _dataset_revision(row) if lookup is None else lookup.get((row["sample_id"], row["draw"]))
     if prediction is None:
         missing = f"no prediction for sample {row['sample_id']} draw {row['draw']}"
-        return Generation(generation_error=missing, model=model)
+        return failed(missing, model)
     given = prediction.raw_response is not None or prediction.revised_code is not None
     return Generation(
         raw_response=prediction.raw_response,
@@ -97,6 +98,7 @@ def _replay_row(row: dict[str, Any], lookup: Predictions | None, model: str) -> 
         tokens_used=prediction.tokens_used,
         generation_error=None if given else "prediction has neither raw_response nor revised_code",
         model=prediction.model or model,
+        **{name: getattr(prediction, name) for name in GENERATION_FACTS},
     )
 
 

@@ -89,6 +89,7 @@ def run(config: RunConfig) -> RunOutcome:
     _init_ray(config)
     # Before any manifest: a node without its tools fails the job now, with one error naming it.
     check_cluster_toolchain(config.validation.pool.resources or None)
+    generation.preflight()  # engines that can never be placed, a server that does not answer: one line now
     manifest = _start_manifest(config, run_name, output, inputs.loaded, toolchain, generation)
 
     todo = _rows_to_do(config, output, inputs)
@@ -97,7 +98,7 @@ def run(config: RunConfig) -> RunOutcome:
                   store_stage(config, output)]
         _execute(stages, todo, config.validation.pool.batch_size, already_done=len(inputs.rows) - len(todo))
 
-    reduction = reduce_run(output, config.storage)
+    reduction = reduce_run(output, config.storage, config.generation.health)
     publish(output, reduction.results, reduction.metrics, config.storage,
             records={r.sample_id: r for r in inputs.loaded.records}, title=f"LintEval results: {run_name}")
     _finish_manifest(manifest, reduction, config)

@@ -12,7 +12,7 @@ import logging
 
 from pydantic import BaseModel, Field
 
-from linteval_ray.config import StorageConfig
+from linteval_ray.config import HealthConfig, StorageConfig
 from linteval_ray.reduce.metrics import RunMetrics, compute
 from linteval_ray.schema import ResultRow
 from linteval_ray.store.fs import write_bytes_atomic
@@ -32,9 +32,9 @@ class Reduction(BaseModel):
                                      description="the deduplicated rows, for the report")
 
 
-def reduce_run(output: str, storage: StorageConfig | None = None) -> Reduction:
+def reduce_run(output: str, storage: StorageConfig | None = None, health: HealthConfig | None = None) -> Reduction:
     rows, duplicates = read_rows(output, storage)
-    metrics = compute(rows)
+    metrics = compute(rows, health)
     body = json.dumps(metrics.model_dump(mode="json"), indent=2, sort_keys=True).encode()
     write_bytes_atomic(f"{output}/{METRICS_FILE}", body, storage)
     write_results_table(output, rows, storage)

@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 
 from linteval_ray.config import GenerationConfig
+from linteval_ray.generate.base import GenerationUnavailable
 from linteval_ray.generate.endpoint import EndpointBackend
-from linteval_ray.prompt.extract import extract_code
+from linteval_ray.prompt.extract import ExtractionFailure, extract, extract_code
 from tests.generate.conftest import bundled_records, prompt_rows
 
 API_KEY_ENV = "LINTEVAL_TEST_ENDPOINT_KEY"
@@ -71,7 +72,15 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             return self.reply(400, {"error": "context length exceeded"})
         if case == "slow":
             time.sleep(3)
-        self.reply(200, {"choices": [{"message": {"role": "assistant", "content": ANSWER}}],
+        if case == "toolong":
+            return self.reply(400, {"error": {"message": "This model's maximum context length is 4096 tokens. "
+                                              "However, your prompt contains 5000 input tokens, which exceeds it."}})
+        if case == "thinking":  # a reasoning parser's separate field, cut while thinking
+            return self.reply(200, {"choices": [{"message": {"content": None, "reasoning_content": "Let me see"},
+                                                 "finish_reason": "length"}],
+                                    "usage": {"prompt_tokens": 90, "completion_tokens": 64,
+                                              "completion_tokens_details": {"reasoning_tokens": 64}}})
+        self.reply(200, {"choices": [{"message": {"role": "assistant", "content": ANSWER}, "finish_reason": "stop"}],
                          "usage": {"prompt_tokens": 100, "completion_tokens": 7}})
 
     def reply(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
@@ -117,15 +126,16 @@ def test_retries_give_ups_timeouts_and_the_api_key(
     monkeypatch.setenv(API_KEY_ENV, API_KEY)
     cfg = GenerationConfig(
         backend="endpoint",
-        sampling={"temperature": 0.7, "max_tokens": 64, "seed": 11},
+        sampling={"temperature": 0.7, "max_tokens": 64, "seed": 11, "stop": ["</answer>"]},
+        chat_template_kwargs={"enable_thinking": False},
         endpoint={"url": scripted_server.url, "model": "scripted", "api_key_env": API_KEY_ENV,
                   "concurrency": 4, "timeout_s": 1.0, "max_retries": 2, "backoff_s": 0.01},
     )
-    rows = case_rows(["ok", "flaky", "down", "bad", "slow"])
+    rows = case_rows(["ok", "flaky", "down", "bad", "slow", "toolong", "thinking"])
     rows.append({**rows[0], "row_id": "broken/0", "sample_id": "broken", "case": "broken", "record_json": "{"})
     out = {r["case"]: r for r in EndpointBackend(cfg).stage().apply(ray.data.from_items(rows)).take_all()}
 
-    assert set(out) == {"ok", "flaky", "down", "bad", "slow", "broken"}
+    assert set(out) == {"ok", "flaky", "down", "bad", "slow", "toolong", "thinking", "broken"}
     for row in out.values():  # input columns kept, generation columns added
         assert row["extra_column"].startswith("kept-") and row["model"] == "scripted" and row["revised_code"] is None
         assert API_KEY not in json.dumps(row, default=str)
@@ -134,6 +144,8 @@ def test_retries_give_ups_timeouts_and_the_api_key(
         assert out[case]["generation_error"] is None
         assert out[case]["raw_response"] == ANSWER and out[case]["tokens_used"] == 7
         assert extract_code(out[case]["raw_response"], "cpp") == "int main() { return 0; }\n"
+        assert (out[case]["prompt_tokens"], out[case]["generated_tokens"]) == (100, 7)
+        assert out[case]["finish_reason"] == "stop" and out[case]["generation_s"] > 0
     assert scripted_server.calls["ok"] == 1
     assert scripted_server.calls["flaky"] == 3  # 503, 429, then the answer
 
@@ -144,11 +156,32 @@ def test_retries_give_ups_timeouts_and_the_api_key(
     assert "context length exceeded" in out["bad"]["generation_error"]
     assert "timeout" in out["slow"]["generation_error"] and out["slow"]["raw_response"] is None
     assert out["broken"]["generation_error"].startswith("prompt: ValidationError")
+    for case in ("down", "bad", "slow", "toolong", "broken"):
+        assert out[case]["finish_reason"] == "error"
+    assert out["toolong"]["generation_error"] == "prompt_too_long: 5000 tokens > 4096 (the endpoint's context length)"
+    thinking = out["thinking"]
+    assert thinking["generation_error"] is None and thinking["finish_reason"] == "length"
+    assert thinking["raw_response"] == "<think>Let me see"  # unclosed: ran out of tokens while thinking
+    assert (thinking["reasoning_tokens"], thinking["generated_tokens"], thinking["prompt_tokens"]) == (64, 64, 90)
+    assert extract(thinking["raw_response"], "cpp").failure == ExtractionFailure.UNCLOSED_THINK
 
     sent = scripted_server.bodies["ok"]
     assert sent["model"] == "scripted" and sent["seed"] == 11 and sent["max_tokens"] == 64
+    assert sent["stop"] == ["</answer>"] and sent["chat_template_kwargs"] == {"enable_thinking": False}
     assert [m["role"] for m in sent["messages"]] == ["system", "user"]
     assert scripted_server.auth == {f"Bearer {API_KEY}"}
+
+
+def test_an_endpoint_that_does_not_answer_fails_the_run_in_one_line() -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    cfg = GenerationConfig(backend="endpoint", endpoint={"url": url, "max_retries": 2, "backoff_s": 0.01})
+    with pytest.raises(GenerationUnavailable, match=rf"endpoint {url} does not answer: .*after 3 attempts"):
+        EndpointBackend(cfg).preflight()
+
+
+def test_an_endpoint_that_answers_passes_the_preflight(scripted_server: ScriptedServer) -> None:
+    # The scripted server has no GET /models (501): it answers, so the run goes ahead.
+    EndpointBackend(GenerationConfig(backend="endpoint", endpoint={"url": scripted_server.url})).preflight()
 
 
 def free_port() -> int:
