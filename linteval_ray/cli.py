@@ -22,6 +22,7 @@ problem's testlib tests on every revision in a sandbox, at cluster scale on Ray.
 
   linteval-ray run                       evaluate the bundled data set (reference revisions)
   linteval-ray run --config configs/lite.yaml --model /models/my-ft
+  linteval-ray generate --model /models/my-ft -o runs/ft   then: run --predictions runs/ft/predictions
   linteval-ray validate --sample-id lr01_cpp_0     debug one sample in process
   linteval-ray compare runs/a runs/b      side-by-side metrics, compare.html with paired intervals
   linteval-ray report runs/a              rewrite the browsable report (runs/a/report/index.html)
@@ -43,7 +44,18 @@ def _add_run_overrides(p: argparse.ArgumentParser) -> None:
                    help="only this language (repeatable)")
     p.add_argument("--sample-id", action="append", help="only this sample (repeatable)")
     p.add_argument("--predictions",
-                   help="replay revisions from this JSONL/Parquet (sample_id, raw_response/revised_code)")
+                   help="replay revisions from this JSONL/Parquet (sample_id, raw_response/revised_code) "
+                   "or a folder written by `linteval-ray generate`")
+
+
+def _add_generation_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--output", "-o", help="run folder: local path, s3://..., gs://... (default ./runs/<run-name>)")
+    p.add_argument("--run-name", help="name of the run (default <dataset>-<backend>-<time>)")
+    p.add_argument("--model",
+                   help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name)")
+    p.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--n", type=int, help="generations per sample (pass@k for k <= n)")
+    p.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
 
 
 def _flag_overrides(args: argparse.Namespace) -> list[str]:
@@ -85,16 +97,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"browse every sample: {outcome.output}/report/index.html")
     if outcome.resumed_rows:
         print(f"resumed: {outcome.resumed_rows} rows were already done, {outcome.new_rows} evaluated now")
-    return _strict_exit(args, metrics)
+    for warning in outcome.generation_warnings:
+        print(f"WARNING: {warning}")
+    return _strict_exit(args, metrics, outcome.generation_warnings)
 
 
-def _strict_exit(args: argparse.Namespace, metrics: RunMetrics) -> int:
+def _strict_exit(args: argparse.Namespace, metrics: RunMetrics, probe_warnings: list[str] | None = None) -> int:
     """1 under ``--strict`` when the generations are too unhealthy to trust the score, else 0."""
-    problems = metrics.generation.problems()
+    problems = metrics.generation.problems() + (probe_warnings or [])
     if args.strict and problems:
         print(f"linteval-ray: --strict: {len(problems)} generation health check(s) failed (thresholds: "
               "generation.health)", file=sys.stderr)
         return 1
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from linteval_ray.pipeline.predictions import generate
+
+    outcome = generate(_config(args))
+    print(f"predictions: {outcome.folder}  ({outcome.new_rows} rows generated now, {outcome.errors} with a "
+          f"generation_error, {outcome.resumed_rows} already there)")
+    print(f"score them: linteval-ray run --predictions {outcome.folder} (same --dataset/--limit/--n)")
     return 0
 
 
@@ -157,15 +181,17 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Load → prompt → generate → validate → store → reduce → report. "
                          "Rerunning with the same --output resumes: rows already written are skipped.")
     _add_run_overrides(run)
-    run.add_argument("--output", "-o", help="run folder: local path, s3://..., gs://... (default ./runs/<run-name>)")
-    run.add_argument("--run-name", help="name of the run (default <dataset>-<backend>-<time>)")
-    run.add_argument("--model",
-                     help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name)")
-    run.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-    run.add_argument("--n", type=int, help="generations per sample (pass@k for k <= n)")
-    run.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    _add_generation_flags(run)
     run.add_argument("--strict", action="store_true", help=STRICT_HELP)
     run.set_defaults(func=cmd_run)
+
+    gen = sub.add_parser("generate", help="generation only: write OUTPUT/predictions/ to score later with "
+                         "`run --predictions`", description="Load → prompt → generate → OUTPUT/predictions/*.parquet "
+                         "(one row per sample and draw, with the generation facts). Rerunning with the same --output "
+                         "generates only the rows without an answer yet.")
+    _add_run_overrides(gen)
+    _add_generation_flags(gen)
+    gen.set_defaults(func=cmd_generate)
 
     val = sub.add_parser("validate", help="evaluate samples in this process, without Ray (debugging)")
     _add_run_overrides(val)

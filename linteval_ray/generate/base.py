@@ -48,6 +48,11 @@ class GenerationBackend(ABC):
         Nothing to check by default (replay needs no model)."""
         return
 
+    def probe(self) -> list[str]:
+        """Warnings from checking, by generating, that the model is the one asked for (the LoRA
+        probe); recorded in the manifest, fatal under ``--strict``. None by default."""
+        return []
+
 
 def failed(error: str, model: str, prompt_tokens: int | None = None) -> Generation:
     """The generation columns of a row that got no response."""

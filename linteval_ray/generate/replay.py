@@ -38,6 +38,7 @@ class Prediction(GenerationFacts):
     revised_code: str | None = None
     tokens_used: int | None = None
     model: str | None = None
+    generation_error: str | None = None  # a folder written by `linteval-ray generate` keeps its failed rows
 
     @field_validator("raw_response", "revised_code", mode="before")
     @classmethod
@@ -92,11 +93,12 @@ def _replay_row(row: dict[str, Any], lookup: Predictions | None, model: str) -> 
         missing = f"no prediction for sample {row['sample_id']} draw {row['draw']}"
         return failed(missing, model)
     given = prediction.raw_response is not None or prediction.revised_code is not None
+    missing = None if given else "prediction has neither raw_response nor revised_code"
     return Generation(
         raw_response=prediction.raw_response,
         revised_code=prediction.revised_code,
         tokens_used=prediction.tokens_used,
-        generation_error=None if given else "prediction has neither raw_response nor revised_code",
+        generation_error=prediction.generation_error or missing,
         model=prediction.model or model,
         **{name: getattr(prediction, name) for name in GENERATION_FACTS},
     )
@@ -119,14 +121,17 @@ def load_predictions(url: str, storage: StorageConfig | None = None) -> list[Pre
     """Read a predictions JSONL or Parquet file; a malformed line names its line number."""
     import json
 
-    import pyarrow.parquet as pq
-
     from linteval_ray.store.fs import filesystem
 
     fs, path = filesystem(url, storage)
+    if fs.isdir(path):  # a folder of Parquet parts (`linteval-ray generate`): an answer wins over a failure
+        parts = [p for p in sorted(fs.find(path)) if p.endswith(".parquet")]
+        if not parts:
+            raise ValueError(f"{url}: a folder without predictions (*.parquet)")
+        rows = [Prediction.model_validate(r) for part in parts for r in _parquet_rows(fs, part)]
+        return sorted(rows, key=lambda p: p.generation_error is None)
     if path.endswith(".parquet"):
-        with fs.open(path, "rb") as f:
-            return [Prediction.model_validate(r) for r in pq.read_table(f).to_pylist()]
+        return [Prediction.model_validate(r) for r in _parquet_rows(fs, path)]
     predictions = []
     with fs.open(path, "rt", compression="infer") as f:
         for number, line in enumerate(f, start=1):
@@ -140,3 +145,11 @@ def load_predictions(url: str, storage: StorageConfig | None = None) -> list[Pre
                 except ValueError as exc:
                     raise ValueError(f"{url}: line {number}: invalid JSON: {exc}") from None
     return predictions
+
+
+def _parquet_rows(fs: Any, path: str) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    with fs.open(path, "rb") as f:
+        rows: list[dict[str, Any]] = pq.read_table(f).to_pylist()
+    return rows

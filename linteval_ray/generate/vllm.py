@@ -108,6 +108,15 @@ class VLLMBackend(GenerationBackend):
                 "(--set generation.vllm.cpu_only=true), serve the model elsewhere and pass --endpoint URL, "
                 "or set generation.vllm.check_resources=false on an autoscaling cluster")
 
+    def probe(self) -> list[str]:
+        """With an adapter: base vs adapter on a fixed greedy probe (see ``lora_probe``)."""
+        if self.vllm.lora is None:
+            return []
+        from linteval_ray.generate.lora_probe import probe_lora
+
+        warning = probe_lora(self).warning()
+        return [warning] if warning else []
+
     def processor_config(self) -> vLLMEngineProcessorConfig:
         from ray.data.llm import vLLMEngineProcessorConfig
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from linteval_ray.config import RunConfig
 from linteval_ray.errors import LintEvalError
@@ -54,6 +54,7 @@ class RunOutcome(BaseModel):
     resumed_rows: int
     new_rows: int
     reduction: Reduction
+    generation_warnings: list[str] = Field(default_factory=list)
 
 
 def default_run_name(config: RunConfig) -> str:
@@ -91,6 +92,9 @@ def run(config: RunConfig) -> RunOutcome:
     check_cluster_toolchain(config.validation.pool.resources or None)
     generation.preflight()  # engines that can never be placed, a server that does not answer: one line now
     manifest = _start_manifest(config, run_name, output, inputs.loaded, toolchain, generation)
+    manifest.warnings = generation.probe()
+    for warning in manifest.warnings:
+        log.warning("%s", warning)
 
     todo = _rows_to_do(config, output, inputs)
     if todo:
@@ -103,7 +107,7 @@ def run(config: RunConfig) -> RunOutcome:
             records={r.sample_id: r for r in inputs.loaded.records}, title=f"LintEval results: {run_name}")
     _finish_manifest(manifest, reduction, config)
     return RunOutcome(output=output, resumed_rows=len(inputs.rows) - len(todo), new_rows=len(todo),
-                      reduction=reduction)
+                      reduction=reduction, generation_warnings=manifest.warnings)
 
 
 def _rows_to_do(config: RunConfig, output: str, inputs: Inputs) -> list[dict[str, Any]]:

@@ -60,6 +60,7 @@ class Manifest(BaseModel):
     finished_at: str | None = None
     attempts: int = 1
     counts: dict[str, int] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list, description="checks before generation (the LoRA probe)")
 
 
 def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_id: str) -> str:

@@ -27,6 +27,7 @@ from linteval_ray.generate.base import GenerationUnavailable
 from linteval_ray.generate.endpoint import EndpointBackend
 from linteval_ray.prompt.extract import ExtractionFailure, extract, extract_code
 from tests.generate.conftest import bundled_records, prompt_rows
+from tests.generate.tiny_model import THINKING_TEMPLATE
 
 API_KEY_ENV = "LINTEVAL_TEST_ENDPOINT_KEY"
 API_KEY = "sk-test-3f9a1c0de"
@@ -206,6 +207,9 @@ def vllm_server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> I
         # take ~21 GiB of a shared 24 GiB machine.
         "--gpu-memory-utilization", "0.1",
     ]
+    template = log_path.parent / "thinking.jinja"
+    template.write_text(THINKING_TEMPLATE)
+    command += ["--chat-template", str(template)]
     env = {**os.environ, "VLLM_CACHE_ROOT": str(log_path.parent / "cache")}
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -262,6 +266,17 @@ def test_against_a_real_vllm_server(vllm_server: str, local_ray: None) -> None:
         assert row["generation_error"] is None, row["generation_error"]
         assert isinstance(row["raw_response"], str) and 0 < row["tokens_used"] <= 12
         assert row["model"] == "tiny" and row["extra_column"] == f"kept-{row['sample_id']}"
+        assert row["generated_tokens"] == row["tokens_used"] and row["prompt_tokens"] > 0
+        assert row["finish_reason"] in ("stop", "length") and row["generation_s"] > 0
     by_draw = {(r["sample_id"], r["draw"]): r["raw_response"] for r in out}
     # seed + draw: the two draws of a sample differ at temperature 1.
     assert any(by_draw[(s, 0)] != by_draw[(s, 1)] for s, _ in by_draw)
+    # A random model rarely stops within 12 tokens: the server says "length" for those.
+    assert any(r["finish_reason"] == "length" and r["generated_tokens"] == 12 for r in out)
+
+    # chat_template_kwargs reach the served template: enable_thinking=false adds its empty think block.
+    thinking_off = cfg.model_copy(update={"n": 1, "chat_template_kwargs": {"enable_thinking": False}})
+    one = prompt_rows(bundled_records()[:1], n=1)
+    off = EndpointBackend(thinking_off).stage().apply(ray.data.from_items(one)).take_all()[0]
+    default = next(r for r in out if r["sample_id"] == one[0]["sample_id"])
+    assert off["prompt_tokens"] > default["prompt_tokens"]

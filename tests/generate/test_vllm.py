@@ -13,18 +13,11 @@ from linteval_ray.generate.vllm import VLLMBackend
 from linteval_ray.prompt.template import build_messages
 from linteval_ray.schema.rows import GENERATION_COLUMNS, record_of
 from tests.generate.conftest import bundled_records, prompt_rows
-from tests.generate.tiny_model import CHAT_TEMPLATE
+from tests.generate.tiny_model import THINKING_TEMPLATE
 
 pytestmark = [pytest.mark.vllm, pytest.mark.slow]
 
 MAX_TOKENS = 12
-
-
-# Qwen3's switch: with enable_thinking false the template closes an empty reasoning block itself.
-THINKING_TEMPLATE = CHAT_TEMPLATE.replace(
-    "<|assistant|>\n{% endif %}",
-    "<|assistant|>\n{% if enable_thinking is defined and not enable_thinking %}<think>\n\n</think>\n\n{% endif %}"
-    "{% endif %}")
 
 
 def tiny_config(model: Path, tmp_path: Path, chat_template_kwargs: dict[str, Any] | None = None,
@@ -175,3 +168,10 @@ def test_the_pipeline_with_the_vllm_backend_ends_in_result_rows(
         assert row["original_messages"]
         assert row["prompt_tokens"] > 0 and row["generated_tokens"] == row["tokens_used"]
         assert row["finish_reason"] in ("stop", "length") and row["generation_s"] > 0
+    # The health counts what the budget did: every 12-token response that was cut is a truncation.
+    health = json.loads((Path(outcome.output) / "metrics.json").read_text())["generation"]
+    cut = sum(r["finish_reason"] == "length" for r in rows)
+    assert (health["rows"], health["responses"], health["truncated"]) == (2, 2, cut)
+    assert health["extraction_failures"].get("truncated", 0) == cut and health["extraction_failure_rate"] == 1.0
+    assert health["generated_tokens_p95"] == max(r["generated_tokens"] for r in rows)
+    assert any("held no program" in w for w in outcome.reduction.metrics.warnings())

@@ -26,6 +26,12 @@ CHAT_TEMPLATE = (
     "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
 )
 
+# Qwen3's switch: with enable_thinking false the template closes an empty reasoning block itself.
+THINKING_TEMPLATE = CHAT_TEMPLATE.replace(
+    "<|assistant|>\n{% endif %}",
+    "<|assistant|>\n{% if enable_thinking is defined and not enable_thinking %}<think>\n\n</think>\n\n{% endif %}"
+    "{% endif %}")
+
 
 def build_tiny_model(directory: Path, corpus: list[str]) -> Path:
     """Write the model and tokenizer to ``directory`` (once) and return it."""
