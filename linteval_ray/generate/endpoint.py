@@ -6,7 +6,10 @@ capped exponential backoff (and ``Retry-After`` when the server sends one). The
 API key is read from the environment variable named in the config, on the driver
 (handed to the actor inside a ``Secret`` that never prints) or else on the worker;
 it is never written to rows or logs. A request that still fails becomes that
-row's ``generation_error``. Only the standard library is used (``urllib``).
+row's ``generation_error`` (a 400 for a prompt over the context is ``prompt_too_long``); a
+server that does not answer at all fails the run before any row (``preflight``). The usage
+and finish reason become the row's generation facts. Only the standard library is used
+(``urllib``).
 """
 
 from __future__ import annotations

@@ -90,8 +90,7 @@ def replay_batch(batch: pa.Table, lookup: Predictions | None, model: str) -> pa.
 def _replay_row(row: dict[str, Any], lookup: Predictions | None, model: str) -> Generation:
     prediction = _dataset_revision(row) if lookup is None else lookup.get((row["sample_id"], row["draw"]))
     if prediction is None:
-        missing = f"no prediction for sample {row['sample_id']} draw {row['draw']}"
-        return failed(missing, model)
+        return failed(f"no prediction for sample {row['sample_id']} draw {row['draw']}", model)
     given = prediction.raw_response is not None or prediction.revised_code is not None
     missing = None if given else "prediction has neither raw_response nor revised_code"
     return Generation(

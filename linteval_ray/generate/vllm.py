@@ -1,9 +1,11 @@
 """Generation with vLLM engine actors through ``ray.data.llm`` (Ray 2.60).
 
+Ahead of the processor, ``PromptFit`` (``tokens.py``) counts every prompt's tokens
+and marks the malformed ones and those that cannot fit ``max_model_len - max_tokens``.
 The processor is preprocess -> chat template -> tokenize -> vLLM engine ->
 detokenize -> postprocess. Preprocess turns ``record_json`` into chat ``messages``
 (the versioned prompt) and per-row ``sampling_params``; postprocess maps the
-engine's ``generated_text`` / ``num_generated_tokens`` to the generation columns.
+engine's output to the generation columns and their facts.
 
 Why some things look the way they do:
 
@@ -195,7 +197,7 @@ def looks_like_a_path(model: str) -> bool:
     """A local path rather than a hub id (``org/name``) or an object-store URL."""
     if model.startswith(REMOTE_SCHEMES):
         return False
-    return model.startswith(("/", "./", "../", "~")) or model.count("/") != 1 or Path(model).exists()
+    return model.startswith(("/", "./", "../", "~")) or model.count("/") > 1 or Path(model).exists()
 
 
 def gpus_per_engine(engine_kwargs: dict[str, Any]) -> int:

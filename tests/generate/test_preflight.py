@@ -38,5 +38,6 @@ def test_the_accelerator_type_must_be_in_the_cluster() -> None:
 def test_a_model_folder_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"generation.vllm.model: .*/nope does not exist"):
         VLLMBackend(vllm_config(str(tmp_path / "nope")))
-    VLLMBackend(vllm_config("Qwen/Qwen2.5-Coder-7B-Instruct"))  # a hub id is not a path
+    VLLMBackend(vllm_config("Qwen/Qwen2.5-Coder-7B-Instruct"))  # hub ids are not paths
+    VLLMBackend(vllm_config("gpt2"))
     VLLMBackend(vllm_config("s3://bucket/models/qwen/"))

@@ -140,6 +140,26 @@ def test_lora_adapter_changes_the_generations(
     assert any(out[i]["raw_response"] != base_run[i]["raw_response"] for i in out)
 
 
+LORA_ENGINE = {"max_model_len": 4096, "max_lora_rank": 8}
+
+
+@pytest.mark.timeout(1500)  # an engine start of its own
+def test_the_lora_probe_passes_an_adapter_that_changes_outputs(
+    tiny_model: Path, tiny_lora: Path, local_ray: None, tmp_path: Path
+) -> None:
+    assert VLLMBackend(tiny_config(tiny_model, tmp_path, lora=str(tiny_lora), engine_kwargs=LORA_ENGINE)).probe() == []
+
+
+@pytest.mark.timeout(1500)
+def test_the_lora_probe_flags_an_adapter_that_changes_nothing(
+    tiny_model: Path, tiny_zero_lora: Path, local_ray: None, tmp_path: Path
+) -> None:
+    zero = VLLMBackend(tiny_config(tiny_model, tmp_path, lora=str(tiny_zero_lora), engine_kwargs=LORA_ENGINE))
+    [warning] = zero.probe()
+    assert warning.startswith(f"the adapter changed nothing: not loaded? LoRA {tiny_zero_lora} gave the base "
+                              "model's greedy output on all 3 probe prompts")
+
+
 def test_the_pipeline_with_the_vllm_backend_ends_in_result_rows(
     tiny_model: Path, local_ray: None, tmp_path: Path
 ) -> None:

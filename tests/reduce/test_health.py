@@ -75,6 +75,10 @@ def test_strict_fails_the_reduction_of_an_unhealthy_run(tmp_path: Path, capsys: 
     out, err = capsys.readouterr()  # type: ignore[attr-defined]
     assert "WARNING: 25.0% of responses (1/4) were cut at max_tokens" in out
     assert "--strict: 2 generation health check(s) failed" in err
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "### Generation health" in report
+    assert "| cut at max_tokens (finish_reason length) | 1 (25.0%) |" in report
+    assert "|   answered without code (no code block) | 0 |" in report
 
     config = tmp_path / "lenient.yaml"
     config.write_text("generation:\n  health: {max_truncated_rate: 0.5, max_extraction_failure_rate: 0.5}\n")
