@@ -6,10 +6,14 @@ import argparse
 import json
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from linteval_ray import __version__
 from linteval_ray.config import ConfigError, RunConfig, dataset_overrides, load_config
 from linteval_ray.errors import LintEvalError
+
+if TYPE_CHECKING:
+    from linteval_ray.reduce.metrics import RunMetrics
 
 DESCRIPTION = """\
 linteval-ray scores models on LintEval: a model rewrites a program (C++, Python 3 or
@@ -18,11 +22,16 @@ problem's testlib tests on every revision in a sandbox, at cluster scale on Ray.
 
   linteval-ray run                       evaluate the bundled data set (reference revisions)
   linteval-ray run --config configs/lite.yaml --model /models/my-ft
+  linteval-ray generate --model /models/my-ft -o runs/ft   then: run --predictions runs/ft/predictions
   linteval-ray validate --sample-id lr01_cpp_0     debug one sample in process
   linteval-ray compare runs/a runs/b      side-by-side metrics, compare.html with paired intervals
   linteval-ray report runs/a              rewrite the browsable report (runs/a/report/index.html)
   linteval-ray calibrate --dataset lite    how far our lint settings are from the recorded alerts
 """
+
+
+STRICT_HELP = ("exit 1 when too many responses were cut at max_tokens or held no program "
+               "(generation.health thresholds, default 5%%)")
 
 
 def _add_run_overrides(p: argparse.ArgumentParser) -> None:
@@ -35,7 +44,18 @@ def _add_run_overrides(p: argparse.ArgumentParser) -> None:
                    help="only this language (repeatable)")
     p.add_argument("--sample-id", action="append", help="only this sample (repeatable)")
     p.add_argument("--predictions",
-                   help="replay revisions from this JSONL/Parquet (sample_id, raw_response/revised_code)")
+                   help="replay revisions from this JSONL/Parquet (sample_id, raw_response/revised_code) "
+                   "or a folder written by `linteval-ray generate`")
+
+
+def _add_generation_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--output", "-o", help="run folder: local path, s3://..., gs://... (default ./runs/<run-name>)")
+    p.add_argument("--run-name", help="name of the run (default <dataset>-<backend>-<time>)")
+    p.add_argument("--model",
+                   help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name)")
+    p.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--n", type=int, help="generations per sample (pass@k for k <= n)")
+    p.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
 
 
 def _flag_overrides(args: argparse.Namespace) -> list[str]:
@@ -77,6 +97,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"browse every sample: {outcome.output}/report/index.html")
     if outcome.resumed_rows:
         print(f"resumed: {outcome.resumed_rows} rows were already done, {outcome.new_rows} evaluated now")
+    for warning in outcome.generation_warnings:
+        print(f"WARNING: {warning}")
+    return _strict_exit(args, metrics, outcome.generation_warnings)
+
+
+def _strict_exit(args: argparse.Namespace, metrics: RunMetrics, probe_warnings: list[str] | None = None) -> int:
+    """1 under ``--strict`` when the generations are too unhealthy to trust the score, else 0."""
+    problems = metrics.generation.problems() + (probe_warnings or [])
+    if args.strict and problems:
+        print(f"linteval-ray: --strict: {len(problems)} generation health check(s) failed (thresholds: "
+              "generation.health)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from linteval_ray.pipeline.predictions import generate
+
+    outcome = generate(_config(args))
+    print(f"predictions: {outcome.folder}  ({outcome.new_rows} rows generated now, {outcome.errors} with a "
+          f"generation_error, {outcome.resumed_rows} already there)")
+    print(f"score them: linteval-ray run --predictions {outcome.folder} (same --dataset/--limit/--n)")
     return 0
 
 
@@ -100,15 +142,16 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     from linteval_ray.report.tables import metric_tables, to_text
     from linteval_ray.store.folder import RunFolder
 
-    folder = RunFolder.open(args.output, load_config(args.config).storage)
-    reduction = reduce_run(folder)
+    config = load_config(args.config)
+    folder = RunFolder.open(args.output, config.storage)
+    reduction = reduce_run(folder, config.generation.health)
     index = publish(folder, reduction.results, reduction.metrics)
     for table in metric_tables(reduction.metrics):
         print(to_text(table), end="\n\n")
     for warning in reduction.metrics.warnings():
         print(f"WARNING: {warning}")
     print(f"report: {index}")
-    return 0
+    return _strict_exit(args, reduction.metrics)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -141,14 +184,17 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Load → prompt → generate → validate → store → reduce → report. "
                          "Rerunning with the same --output resumes: rows already written are skipped.")
     _add_run_overrides(run)
-    run.add_argument("--output", "-o", help="run folder: local path, s3://..., gs://... (default ./runs/<run-name>)")
-    run.add_argument("--run-name", help="name of the run (default <dataset>-<backend>-<time>)")
-    run.add_argument("--model",
-                     help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name)")
-    run.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-    run.add_argument("--n", type=int, help="generations per sample (pass@k for k <= n)")
-    run.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+    _add_generation_flags(run)
+    run.add_argument("--strict", action="store_true", help=STRICT_HELP)
     run.set_defaults(func=cmd_run)
+
+    gen = sub.add_parser("generate", help="generation only: write OUTPUT/predictions/ to score later with "
+                         "`run --predictions`", description="Load → prompt → generate → OUTPUT/predictions/*.parquet "
+                         "(one row per sample and draw, with the generation facts). Rerunning with the same --output "
+                         "generates only the rows without an answer yet.")
+    _add_run_overrides(gen)
+    _add_generation_flags(gen)
+    gen.set_defaults(func=cmd_generate)
 
     val = sub.add_parser("validate", help="evaluate samples in this process, without Ray (debugging)")
     _add_run_overrides(val)
@@ -160,7 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
         red = sub.add_parser(name, help=text, description=text + ". Open OUTPUT/report/index.html in a browser "
                              "(it works from a local folder or any static host; no server needed).")
         red.add_argument("output", help="run folder (local, s3://, gs://)")
-        red.add_argument("--config", "-c", help="config holding storage credentials")
+        red.add_argument("--config", "-c", help="config holding storage credentials (and generation.health)")
+        red.add_argument("--strict", action="store_true", help=STRICT_HELP)
         red.set_defaults(func=cmd_reduce)
 
     cmp_ = sub.add_parser("compare", help="side-by-side metrics of several runs")

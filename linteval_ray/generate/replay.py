@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import ConfigDict, ValidationError, field_validator
 
-from linteval_ray.generate.base import GenerationBackend, with_generation_columns
+from linteval_ray.generate.base import GenerationBackend, failed, with_generation_columns
 from linteval_ray.pipeline.stage import BatchStage
 from linteval_ray.schema.record import to_unicode
+from linteval_ray.schema.result import GENERATION_FACTS, GenerationFacts
 from linteval_ray.schema.rows import Generation, generation_schema, record_of
 
 if TYPE_CHECKING:
@@ -26,8 +27,8 @@ REFERENCE_MODEL = "reference-revision"
 REPLAY_NUM_CPUS = 0.1  # a dictionary lookup per row
 
 
-class Prediction(BaseModel):
-    """One row of a predictions file."""
+class Prediction(GenerationFacts):
+    """One row of a predictions file (the generation facts are optional columns)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -37,6 +38,7 @@ class Prediction(BaseModel):
     revised_code: str | None = None
     tokens_used: int | None = None
     model: str | None = None
+    generation_error: str | None = None  # a folder written by `linteval-ray generate` keeps its failed rows
 
     @field_validator("raw_response", "revised_code", mode="before")
     @classmethod
@@ -88,15 +90,16 @@ def replay_batch(batch: pa.Table, lookup: Predictions | None, model: str) -> pa.
 def _replay_row(row: dict[str, Any], lookup: Predictions | None, model: str) -> Generation:
     prediction = _dataset_revision(row) if lookup is None else lookup.get((row["sample_id"], row["draw"]))
     if prediction is None:
-        missing = f"no prediction for sample {row['sample_id']} draw {row['draw']}"
-        return Generation(generation_error=missing, model=model)
+        return failed(f"no prediction for sample {row['sample_id']} draw {row['draw']}", model)
     given = prediction.raw_response is not None or prediction.revised_code is not None
+    missing = None if given else "prediction has neither raw_response nor revised_code"
     return Generation(
         raw_response=prediction.raw_response,
         revised_code=prediction.revised_code,
         tokens_used=prediction.tokens_used,
-        generation_error=None if given else "prediction has neither raw_response nor revised_code",
+        generation_error=prediction.generation_error or missing,
         model=prediction.model or model,
+        **{name: getattr(prediction, name) for name in GENERATION_FACTS},
     )
 
 
@@ -117,14 +120,18 @@ def load_predictions(url: str, storage: StorageConfig | None = None) -> list[Pre
     """Read a predictions JSONL or Parquet file; a malformed line names its line number."""
     import json
 
-    import pyarrow.parquet as pq
-
     from linteval_ray.store.fs import ObjectStore
 
     store = ObjectStore(storage=storage)
-    if url.endswith(".parquet"):
-        with store.open(url, "rb") as f:
-            return [Prediction.model_validate(r) for r in pq.read_table(f).to_pylist()]
+    fs, path = store.filesystem(url)
+    if fs.isdir(path):  # a folder of Parquet parts (`linteval-ray generate`): an answer wins over a failure
+        parts = [p for p in sorted(fs.find(path)) if p.endswith(".parquet")]
+        if not parts:
+            raise ValueError(f"{url}: a folder without predictions (*.parquet)")
+        rows = [Prediction.model_validate(r) for part in parts for r in _parquet_rows(fs, part)]
+        return sorted(rows, key=lambda p: p.generation_error is None)
+    if path.endswith(".parquet"):
+        return [Prediction.model_validate(r) for r in _parquet_rows(fs, path)]
     predictions = []
     with store.open(url, "rt", compression="infer") as f:
         for number, line in enumerate(f, start=1):
@@ -138,3 +145,11 @@ def load_predictions(url: str, storage: StorageConfig | None = None) -> list[Pre
                 except ValueError as exc:
                     raise ValueError(f"{url}: line {number}: invalid JSON: {exc}") from None
     return predictions
+
+
+def _parquet_rows(fs: Any, path: str) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    with fs.open(path, "rb") as f:
+        rows: list[dict[str, Any]] = pq.read_table(f).to_pylist()
+    return rows

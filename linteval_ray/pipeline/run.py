@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from linteval_ray.config import RunConfig
 from linteval_ray.errors import LintEvalError
@@ -55,6 +55,7 @@ class RunOutcome(BaseModel):
     resumed_rows: int
     new_rows: int
     reduction: Reduction
+    generation_warnings: list[str] = Field(default_factory=list)
 
 
 def default_run_name(config: RunConfig) -> str:
@@ -91,7 +92,11 @@ def run(config: RunConfig) -> RunOutcome:
     _init_ray(config)
     # Before any manifest: a node without its tools fails the job now, with one error naming it.
     check_cluster_toolchain(config.validation.pool.resources or None)
+    generation.preflight()  # engines that can never be placed, a server that does not answer: one line now
     manifest = _start_manifest(config, run_name, folder, inputs.loaded, toolchain, generation)
+    manifest.warnings = generation.probe()
+    for warning in manifest.warnings:
+        log.warning("%s", warning)
 
     todo = _rows_to_do(config, folder, inputs)
     if todo:
@@ -99,12 +104,12 @@ def run(config: RunConfig) -> RunOutcome:
                   store_stage(config, folder)]
         _execute(stages, todo, config.validation.pool.batch_size, already_done=len(inputs.rows) - len(todo))
 
-    reduction = reduce_run(folder)
+    reduction = reduce_run(folder, config.generation.health)
     publish(folder, reduction.results, reduction.metrics,
             records={r.sample_id: r for r in inputs.loaded.records}, title=f"LintEval results: {run_name}")
     _finish_manifest(folder, manifest, reduction)
     return RunOutcome(output=output, resumed_rows=len(inputs.rows) - len(todo), new_rows=len(todo),
-                      reduction=reduction)
+                      reduction=reduction, generation_warnings=manifest.warnings)
 
 
 def _rows_to_do(config: RunConfig, folder: RunFolder, inputs: Inputs) -> list[dict[str, Any]]:

@@ -152,6 +152,15 @@ def strip_reasoning(response: str) -> str | None:
     return response
 
 
+def reasoning_part(response: str) -> str | None:
+    """The reasoning of ``response``: up to and including the last ``</think>``, all of it when a
+    ``<think>`` is never closed; None when there is none (rule 1)."""
+    closes = list(_THINK_CLOSE.finditer(response))
+    if closes:
+        return response[: closes[-1].end()]
+    return response if _THINK_OPEN.search(response) else None
+
+
 def split_lines(text: str) -> list[str]:
     """The lines of ``text``, each with its own ending (the last one may have none)."""
     return _LINE.findall(text)

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.config import HealthConfig
+from linteval_ray.reduce.health import GenerationHealth, generation_health
 from linteval_ray.reduce.intervals import bootstrap_ratio, wilson
 from linteval_ray.reduce.passk import pass_at_k
 from linteval_ray.schema import LANGUAGES, ResultRow, SampleMetrics, Status
@@ -88,6 +90,7 @@ class RunMetrics(BaseModel):
     # Defaults keep metrics.json files of earlier versions readable (compare, report).
     lint_agreement: LintAgreementMetrics = Field(default_factory=LintAgreementMetrics)
     suppressions: SuppressionMetrics = Field(default_factory=SuppressionMetrics)
+    generation: GenerationHealth = Field(default_factory=GenerationHealth)
     n_samples: int
     draws: int
 
@@ -106,6 +109,7 @@ class RunMetrics(BaseModel):
         if self.overall.lint_errors:
             notes.append(f"{self.overall.lint_errors} row(s) had a linter failure (lint_error): judged, but left "
                          "out of Reduction@P, New@P, ΔLine@P and LinePerFix@P")
+        notes += self.generation.warnings()
         if self.statuses.get(Status.INFRA_ERROR, 0):
             notes.append(f"{self.statuses[Status.INFRA_ERROR]} row(s) hit an evaluator fault (infra_error) and are "
                          "not scored: rerun the same command to retry them")
@@ -210,7 +214,7 @@ def pass_at_ks(rows: Sequence[ResultRow]) -> tuple[dict[str, float], int]:
     return result, draws
 
 
-def compute(rows: Iterable[ResultRow]) -> RunMetrics:
+def compute(rows: Iterable[ResultRow], health: HealthConfig | None = None) -> RunMetrics:
     all_rows = list(rows)
     scored = [r for r in all_rows if r.status not in EXCLUDED_STATUSES]
     languages = [*LANGUAGES, *sorted({r.language for r in scored if r.language} - set(LANGUAGES))]
@@ -231,6 +235,7 @@ def compute(rows: Iterable[ResultRow]) -> RunMetrics:
         invalid_problems=sorted({r.problem_id or r.sample_id for r in scored if r.status == Status.INVALID_PROBLEM}),
         lint_agreement=lint_agreement_metrics(all_rows, languages),
         suppressions=suppression_metrics(scored),
+        generation=generation_health(all_rows, health),
         n_samples=len({r.sample_id for r in scored}),
         draws=draws,
     )

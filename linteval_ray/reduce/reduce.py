@@ -12,6 +12,7 @@ import logging
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.config import HealthConfig
 from linteval_ray.reduce.metrics import RunMetrics, compute
 from linteval_ray.schema import ResultRow
 from linteval_ray.store.folder import RunFolder
@@ -29,9 +30,9 @@ class Reduction(BaseModel):
                                      description="the deduplicated rows, for the report")
 
 
-def reduce_run(folder: RunFolder) -> Reduction:
+def reduce_run(folder: RunFolder, health: HealthConfig | None = None) -> Reduction:
     rows, duplicates = read_rows(folder)
-    metrics = compute(rows)
+    metrics = compute(rows, health)
     body = json.dumps(metrics.model_dump(mode="json"), indent=2, sort_keys=True).encode()
     folder.store.write_atomic(folder.metrics, body)
     write_results_table(folder, rows)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from linteval_ray.reduce.health import GenerationHealth
 from linteval_ray.reduce.metrics import AgreementMetrics, GroupMetrics, RunMetrics
 from linteval_ray.schema import ResultRow
 
@@ -54,6 +55,8 @@ def metric_tables(metrics: RunMetrics) -> list[Table]:
         ),
     ]
     tables.append(lint_agreement_table(metrics))
+    if metrics.generation.rows:
+        tables.append(generation_table(metrics.generation))
     if metrics.draws > 1:
         tables.append(Table(title=f"pass@k ({metrics.draws} draws per sample)", headers=["k", "pass@k"],
                             rows=[[k, pct(v)] for k, v in metrics.pass_at_k.items()]))
@@ -75,6 +78,26 @@ def metric_tables(metrics: RunMetrics) -> list[Table]:
 def lint_error_label(metrics: RunMetrics) -> str:
     by_language = ", ".join(f"{lang} {g.lint_errors}" for lang, g in metrics.by_language.items() if g.lint_errors)
     return "lint errors (judged, not in the alert metrics)" + (f": {by_language}" if by_language else "")
+
+
+def generation_table(g: GenerationHealth) -> Table:
+    """Were the failures the model's or the budget's: cut responses, answers without code."""
+    causes = g.extraction_failures
+    rows = [
+        ["responses / rows", f"{g.responses} / {g.rows}"],
+        ["cut at max_tokens (finish_reason length)", f"{g.truncated} ({pct(g.truncated_rate)})"],
+        ["  of which ran out of tokens while thinking", str(g.truncated_while_thinking)],
+        ["no program in the response", f"{sum(causes.values())} ({pct(g.extraction_failure_rate)})"],
+        ["  answered without code (no code block)", str(causes.get("no_code_block", 0))],
+        ["  cut at max_tokens", str(causes.get("truncated", 0))],
+        ["  <think> never closed", str(causes.get("unclosed_think", 0))],
+        ["  empty", str(causes.get("empty", 0))],
+        ["generation errors (prompt too long)", f"{g.generation_errors} ({g.prompt_too_long})"],
+        ["generated tokens: mean / p95", f"{num(g.generated_tokens_mean, 0)} / {g.generated_tokens_p95 or '-'}"],
+        ["reasoning tokens: mean (responses that reasoned)", num(g.reasoning_tokens_mean, 0)],
+        ["tokens/s per request", num(g.tokens_per_s, 1)],
+    ]
+    return Table(title="Generation health", headers=["", "rows"], rows=rows)
 
 
 AGREEMENT_HEADERS = ["group", "samples", "exact", "recorded", "re-linted", "matched", "recall", "precision"]

@@ -149,6 +149,28 @@ class FirstFailure(BaseModel):
     )
 
 
+class FinishReason(StrEnum):
+    """Why generation stopped (endpoints may report other reasons; they are kept as given)."""
+
+    STOP = "stop"  # end of sequence or a stop sequence
+    LENGTH = "length"  # cut at max_tokens: the answer may be incomplete
+    ERROR = "error"  # no response (see generation_error)
+
+
+class GenerationFacts(BaseModel):
+    """What the generation of one row cost and how it ended (None: the backend does not know)."""
+
+    prompt_tokens: int | None = Field(default=None, description="tokens of the prompt after the chat template")
+    generated_tokens: int | None = Field(default=None, description="tokens the model generated")
+    finish_reason: str | None = Field(default=None, description="stop, length (cut at max_tokens) or error")
+    reasoning_tokens: int | None = Field(
+        default=None, description="generated tokens up to and including </think> (or the reasoning_content field)")
+    generation_s: float | None = Field(default=None, description="seconds the request took in the engine / server")
+
+
+GENERATION_FACTS: tuple[str, ...] = tuple(GenerationFacts.model_fields)
+
+
 class ResultRow(BaseModel):
     """One output row. Every input sample yields exactly one per draw."""
 
@@ -169,6 +191,11 @@ class ResultRow(BaseModel):
     raw_response: str | None = None
     extraction_ok: bool | None = None
     tokens_used: int | None = None
+    prompt_tokens: int | None = None
+    generated_tokens: int | None = None
+    finish_reason: str | None = None
+    reasoning_tokens: int | None = None
+    generation_s: float | None = None
 
     compile_ok: bool | None = None
     pass_at_1: bool = False

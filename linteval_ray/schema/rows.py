@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from linteval_ray.schema.arrow import model_fields
 from linteval_ray.schema.record import LintEvalRecord
-from linteval_ray.schema.result import ResultRow
+from linteval_ray.schema.result import GENERATION_FACTS, GenerationFacts, ResultRow
 
 RECORD_COLUMN = "record_json"
 
@@ -40,7 +40,7 @@ class InputRow(BaseModel):
                    record_json=record.model_dump_json() if record_json is None else record_json)
 
 
-class Generation(BaseModel):
+class Generation(GenerationFacts):
     """What every generation backend adds to an input row. A failure on one row is that row's
     ``generation_error``; it never fails the job."""
 
@@ -59,6 +59,11 @@ GENERATION_COLUMNS: tuple[str, ...] = tuple(Generation.model_fields)
 def generation_schema() -> pa.Schema:
     """Arrow types of the generation columns: a batch whose values are all None keeps them."""
     return pa.schema(model_fields(Generation))
+
+
+def generation_facts(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The generation facts a pipeline row carries, for its result row."""
+    return {name: row.get(name) for name in GENERATION_FACTS}
 
 
 def record_of(row: Mapping[str, Any]) -> LintEvalRecord:

@@ -9,6 +9,7 @@ A run folder (local path or object-store URL) holds::
     results.parquet             every result row, compacted and sorted
     report.md, report.html      the summary report, with plots/
     report/                     the browsable site (index.html, sample.html, compare.html)
+    predictions/                ``linteval-ray generate``: part-*.parquet and generation.json
 
 and, beside the run (``<parent>/linteval-cache``), the shared content-cache tier that every
 run under the same parent folder reuses when the output is on object storage.
@@ -33,6 +34,8 @@ PLOTS_DIR = "plots"
 SITE_DIR = "report"
 COMPARE_PAGE = "compare.html"
 CALIBRATION = "calibration.json"  # ``linteval-ray calibrate``'s default report file
+PREDICTIONS_DIR = "predictions"  # ``linteval-ray generate``'s output
+PREDICTIONS_RECORD = "generation.json"  # in PREDICTIONS_DIR: what generated them
 SHARED_CACHE_DIR = "linteval-cache"  # a sibling of run folders, not inside one
 
 
@@ -90,6 +93,10 @@ class RunFolder(BaseModel):
     @property
     def plots(self) -> str:
         return self.path(PLOTS_DIR)
+
+    @property
+    def predictions(self) -> str:
+        return self.path(PREDICTIONS_DIR)
 
     @property
     def site(self) -> str:

@@ -64,6 +64,7 @@ class Manifest(BaseModel):
         "answers, lint of originals, compile of programs, ...): hits, misses (= builds), puts, waits; "
         "summed over every validation actor",
     )
+    warnings: list[str] = Field(default_factory=list, description="checks before generation (the LoRA probe)")
 
 
 def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_id: str) -> str:
@@ -71,7 +72,7 @@ def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_
     parts = {
         "dataset": dataset_sha256,
         "dataset_filters": config.dataset.model_dump(mode="json", exclude={"source"}),
-        "generation": config.generation.model_dump(mode="json"),
+        "generation": config.generation.model_dump(mode="json", exclude={"health"}),  # thresholds change no row
         "limits": config.validation.limits.model_dump(mode="json"),
         "toolchain": toolchain_id,
         "lint": {"profile": lint_config_id, "as_written": config.validation.lint_as_written},

@@ -24,7 +24,7 @@ from linteval_ray.prompt.extract import Extraction, ExtractionFailure, extract
 from linteval_ray.schema import Language, LintEvalRecord, LintMessage, ResultRow, Status, Verdict
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.result import Limits, LintFailure, Timings
-from linteval_ray.schema.rows import InputRow, record_of
+from linteval_ray.schema.rows import InputRow, generation_facts, record_of
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache
@@ -206,7 +206,7 @@ class _Work:
             sample_id=record.sample_id, draw=draw, row_id=ResultRow.make_row_id(record.sample_id, draw),
             problem_id=record.problem_id, language=record.language, split=record.split,
             status=Status.EVALUATED, model=row.get("model"), raw_response=_text(row.get("raw_response")),
-            tokens_used=row.get("tokens_used"), limits=validator.limits,
+            tokens_used=row.get("tokens_used"), **generation_facts(row), limits=validator.limits,
             toolchain_id=validator.toolchain.toolchain_id,
         )
         work = cls(result, record, None)

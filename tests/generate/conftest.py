@@ -59,3 +59,8 @@ def tiny_model(require_vllm: None, tmp_path_factory: pytest.TempPathFactory) -> 
 @pytest.fixture(scope="session")
 def tiny_lora(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_lora_adapter(tmp_path_factory.mktemp("tiny-lora"), tiny_model)
+
+
+@pytest.fixture(scope="session")
+def tiny_zero_lora(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_lora_adapter(tmp_path_factory.mktemp("tiny-zero-lora"), tiny_model, zero=True)

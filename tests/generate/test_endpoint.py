@@ -23,9 +23,11 @@ from typing import Any
 import pytest
 
 from linteval_ray.config import GenerationConfig
+from linteval_ray.generate.base import GenerationUnavailable
 from linteval_ray.generate.endpoint import EndpointBackend
-from linteval_ray.prompt.extract import extract_code
+from linteval_ray.prompt.extract import ExtractionFailure, extract, extract_code
 from tests.generate.conftest import bundled_records, prompt_rows
+from tests.generate.tiny_model import THINKING_TEMPLATE
 
 API_KEY_ENV = "LINTEVAL_TEST_ENDPOINT_KEY"
 API_KEY = "sk-test-3f9a1c0de"
@@ -71,7 +73,15 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             return self.reply(400, {"error": "context length exceeded"})
         if case == "slow":
             time.sleep(3)
-        self.reply(200, {"choices": [{"message": {"role": "assistant", "content": ANSWER}}],
+        if case == "toolong":
+            return self.reply(400, {"error": {"message": "This model's maximum context length is 4096 tokens. "
+                                              "However, your prompt contains 5000 input tokens, which exceeds it."}})
+        if case == "thinking":  # a reasoning parser's separate field, cut while thinking
+            return self.reply(200, {"choices": [{"message": {"content": None, "reasoning_content": "Let me see"},
+                                                 "finish_reason": "length"}],
+                                    "usage": {"prompt_tokens": 90, "completion_tokens": 64,
+                                              "completion_tokens_details": {"reasoning_tokens": 64}}})
+        self.reply(200, {"choices": [{"message": {"role": "assistant", "content": ANSWER}, "finish_reason": "stop"}],
                          "usage": {"prompt_tokens": 100, "completion_tokens": 7}})
 
     def reply(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
@@ -117,15 +127,16 @@ def test_retries_give_ups_timeouts_and_the_api_key(
     monkeypatch.setenv(API_KEY_ENV, API_KEY)
     cfg = GenerationConfig(
         backend="endpoint",
-        sampling={"temperature": 0.7, "max_tokens": 64, "seed": 11},
+        sampling={"temperature": 0.7, "max_tokens": 64, "seed": 11, "stop": ["</answer>"]},
+        chat_template_kwargs={"enable_thinking": False},
         endpoint={"url": scripted_server.url, "model": "scripted", "api_key_env": API_KEY_ENV,
                   "concurrency": 4, "timeout_s": 1.0, "max_retries": 2, "backoff_s": 0.01},
     )
-    rows = case_rows(["ok", "flaky", "down", "bad", "slow"])
+    rows = case_rows(["ok", "flaky", "down", "bad", "slow", "toolong", "thinking"])
     rows.append({**rows[0], "row_id": "broken/0", "sample_id": "broken", "case": "broken", "record_json": "{"})
     out = {r["case"]: r for r in EndpointBackend(cfg).stage().apply(ray.data.from_items(rows)).take_all()}
 
-    assert set(out) == {"ok", "flaky", "down", "bad", "slow", "broken"}
+    assert set(out) == {"ok", "flaky", "down", "bad", "slow", "toolong", "thinking", "broken"}
     for row in out.values():  # input columns kept, generation columns added
         assert row["extra_column"].startswith("kept-") and row["model"] == "scripted" and row["revised_code"] is None
         assert API_KEY not in json.dumps(row, default=str)
@@ -134,6 +145,8 @@ def test_retries_give_ups_timeouts_and_the_api_key(
         assert out[case]["generation_error"] is None
         assert out[case]["raw_response"] == ANSWER and out[case]["tokens_used"] == 7
         assert extract_code(out[case]["raw_response"], "cpp") == "int main() { return 0; }\n"
+        assert (out[case]["prompt_tokens"], out[case]["generated_tokens"]) == (100, 7)
+        assert out[case]["finish_reason"] == "stop" and out[case]["generation_s"] > 0
     assert scripted_server.calls["ok"] == 1
     assert scripted_server.calls["flaky"] == 3  # 503, 429, then the answer
 
@@ -144,11 +157,32 @@ def test_retries_give_ups_timeouts_and_the_api_key(
     assert "context length exceeded" in out["bad"]["generation_error"]
     assert "timeout" in out["slow"]["generation_error"] and out["slow"]["raw_response"] is None
     assert out["broken"]["generation_error"].startswith("prompt: ValidationError")
+    for case in ("down", "bad", "slow", "toolong", "broken"):
+        assert out[case]["finish_reason"] == "error"
+    assert out["toolong"]["generation_error"] == "prompt_too_long: 5000 tokens > 4096 (the endpoint's context length)"
+    thinking = out["thinking"]
+    assert thinking["generation_error"] is None and thinking["finish_reason"] == "length"
+    assert thinking["raw_response"] == "<think>Let me see"  # unclosed: ran out of tokens while thinking
+    assert (thinking["reasoning_tokens"], thinking["generated_tokens"], thinking["prompt_tokens"]) == (64, 64, 90)
+    assert extract(thinking["raw_response"], "cpp").failure == ExtractionFailure.UNCLOSED_THINK
 
     sent = scripted_server.bodies["ok"]
     assert sent["model"] == "scripted" and sent["seed"] == 11 and sent["max_tokens"] == 64
+    assert sent["stop"] == ["</answer>"] and sent["chat_template_kwargs"] == {"enable_thinking": False}
     assert [m["role"] for m in sent["messages"]] == ["system", "user"]
     assert scripted_server.auth == {f"Bearer {API_KEY}"}
+
+
+def test_an_endpoint_that_does_not_answer_fails_the_run_in_one_line() -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    cfg = GenerationConfig(backend="endpoint", endpoint={"url": url, "max_retries": 2, "backoff_s": 0.01})
+    with pytest.raises(GenerationUnavailable, match=rf"endpoint {url} does not answer: .*after 3 attempts"):
+        EndpointBackend(cfg).preflight()
+
+
+def test_an_endpoint_that_answers_passes_the_preflight(scripted_server: ScriptedServer) -> None:
+    # The scripted server has no GET /models (501): it answers, so the run goes ahead.
+    EndpointBackend(GenerationConfig(backend="endpoint", endpoint={"url": scripted_server.url})).preflight()
 
 
 def free_port() -> int:
@@ -173,6 +207,9 @@ def vllm_server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> I
         # take ~21 GiB of a shared 24 GiB machine.
         "--gpu-memory-utilization", "0.1",
     ]
+    template = log_path.parent / "thinking.jinja"
+    template.write_text(THINKING_TEMPLATE)
+    command += ["--chat-template", str(template)]
     env = {**os.environ, "VLLM_CACHE_ROOT": str(log_path.parent / "cache")}
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -229,6 +266,17 @@ def test_against_a_real_vllm_server(vllm_server: str, local_ray: None) -> None:
         assert row["generation_error"] is None, row["generation_error"]
         assert isinstance(row["raw_response"], str) and 0 < row["tokens_used"] <= 12
         assert row["model"] == "tiny" and row["extra_column"] == f"kept-{row['sample_id']}"
+        assert row["generated_tokens"] == row["tokens_used"] and row["prompt_tokens"] > 0
+        assert row["finish_reason"] in ("stop", "length") and row["generation_s"] > 0
     by_draw = {(r["sample_id"], r["draw"]): r["raw_response"] for r in out}
     # seed + draw: the two draws of a sample differ at temperature 1.
     assert any(by_draw[(s, 0)] != by_draw[(s, 1)] for s, _ in by_draw)
+    # A random model rarely stops within 12 tokens: the server says "length" for those.
+    assert any(r["finish_reason"] == "length" and r["generated_tokens"] == 12 for r in out)
+
+    # chat_template_kwargs reach the served template: enable_thinking=false adds its empty think block.
+    thinking_off = cfg.model_copy(update={"n": 1, "chat_template_kwargs": {"enable_thinking": False}})
+    one = prompt_rows(bundled_records()[:1], n=1)
+    off = EndpointBackend(thinking_off).stage().apply(ray.data.from_items(one)).take_all()[0]
+    default = next(r for r in out if r["sample_id"] == one[0]["sample_id"])
+    assert off["prompt_tokens"] > default["prompt_tokens"]

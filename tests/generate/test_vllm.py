@@ -8,20 +8,25 @@ from typing import Any
 import pytest
 
 from linteval_ray.config import GenerationConfig
+from linteval_ray.generate.tokens import prompt_token_count, reasoning_tokens
 from linteval_ray.generate.vllm import VLLMBackend
-from linteval_ray.schema.rows import GENERATION_COLUMNS
+from linteval_ray.prompt.template import build_messages
+from linteval_ray.schema.rows import GENERATION_COLUMNS, record_of
 from tests.generate.conftest import bundled_records, prompt_rows
+from tests.generate.tiny_model import THINKING_TEMPLATE
 
 pytestmark = [pytest.mark.vllm, pytest.mark.slow]
 
 MAX_TOKENS = 12
 
 
-def tiny_config(model: Path, tmp_path: Path, **vllm: Any) -> GenerationConfig:
+def tiny_config(model: Path, tmp_path: Path, chat_template_kwargs: dict[str, Any] | None = None,
+                **vllm: Any) -> GenerationConfig:
     return GenerationConfig(
         backend="vllm",
         n=2,
         sampling={"temperature": 1.0, "max_tokens": MAX_TOKENS, "seed": 3},
+        chat_template_kwargs=chat_template_kwargs or {},
         vllm={
             "model": str(model),
             "cpu_only": True,
@@ -43,10 +48,12 @@ def run(backend: VLLMBackend, rows: list[dict[str, Any]]) -> dict[str, dict[str,
 def base_run(tiny_model: Path, local_ray: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     rows = prompt_rows(bundled_records()[:3], n=2)
     rows.append({**rows[0], "row_id": "broken/0", "sample_id": "broken", "record_json": "{not json"})
-    # A prompt longer than max_model_len fails inside the engine (not in preprocess).
+    # A prompt longer than max_model_len - max_tokens is refused before the engine.
     huge = bundled_records()[0].model_copy(update={"sample_id": "huge", "code": "int x;\n" * 6000})
     rows.append({**rows[0], "row_id": "huge/0", "sample_id": "huge", "record_json": huge.model_dump_json()})
-    return run(VLLMBackend(tiny_config(tiny_model, tmp_path_factory.mktemp("base"))), rows)
+    config = tiny_config(tiny_model, tmp_path_factory.mktemp("base"), chat_template_kwargs={"enable_thinking": False},
+                         chat_template=THINKING_TEMPLATE)
+    return run(VLLMBackend(config), rows)
 
 
 def test_every_row_gets_a_response_and_keeps_its_columns(base_run: dict[str, dict[str, Any]]) -> None:
@@ -64,9 +71,31 @@ def test_every_row_gets_a_response_and_keeps_its_columns(base_run: dict[str, dic
         assert not [c for c in row if c.startswith("__")], "internal columns leak"
 
 
-def test_an_engine_failure_is_that_rows_generation_error(base_run: dict[str, dict[str, Any]]) -> None:
+def test_rows_carry_their_generation_facts(base_run: dict[str, dict[str, Any]], tiny_model: Path) -> None:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    answered = [r for r in base_run.values() if r["generation_error"] is None]
+    for row in answered:
+        assert row["generated_tokens"] == row["tokens_used"]
+        # ray.data.llm gives no finish reason: a response as long as max_tokens was cut.
+        assert row["finish_reason"] == ("length" if row["generated_tokens"] == MAX_TOKENS else "stop")
+        assert row["generation_s"] > 0 and row["reasoning_tokens"] == 0  # the random model never thinks
+        # The prompt the engine saw went through the chat template with enable_thinking=false.
+        messages = build_messages(record_of(row), "v1")
+        with_kwarg = prompt_token_count(tokenizer, messages, THINKING_TEMPLATE, {"enable_thinking": False})
+        without = prompt_token_count(tokenizer, messages, THINKING_TEMPLATE, {})
+        assert row["prompt_tokens"] == with_kwarg > without
+    # A random model almost never ends before 12 tokens: the budget cuts (nearly) every response.
+    assert sum(r["finish_reason"] == "length" for r in answered) >= len(answered) - 1
+
+
+def test_a_prompt_that_cannot_fit_is_that_rows_error(base_run: dict[str, dict[str, Any]]) -> None:
     huge = base_run["huge/0"]
-    assert huge["generation_error"].startswith("vllm: ")
+    error = huge["generation_error"]
+    tokens = int(error.split()[1])
+    assert error == f"prompt_too_long: {tokens} tokens > {4096 - MAX_TOKENS} (max_model_len 4096 - max_tokens 12)"
+    assert huge["prompt_tokens"] == tokens > 4096 and huge["finish_reason"] == "error"
     assert huge["raw_response"] is None and huge["tokens_used"] is None and huge["revised_code"] is None
     assert huge["extra_column"] == "kept-lr01_cpp_0" and huge["model"] == base_run["lr01_cpp_0/0"]["model"]
     assert set(huge) == set(base_run["lr01_cpp_0/0"]), "error rows must have the same columns"
@@ -81,7 +110,18 @@ def test_draws_differ_yet_are_seeded(base_run: dict[str, dict[str, Any]]) -> Non
 def test_a_bad_row_is_its_own_generation_error(base_run: dict[str, dict[str, Any]]) -> None:
     broken = base_run["broken/0"]
     assert broken["generation_error"].startswith("prompt: ValidationError")
-    assert broken["raw_response"] is None and broken["tokens_used"] is None
+    assert broken["raw_response"] is None and broken["tokens_used"] is None and broken["finish_reason"] == "error"
+
+
+def test_reasoning_tokens_count_up_to_the_closing_think(tiny_model: Path) -> None:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    thought = "<think>int x; return 0;</think>"
+    expected = len(tokenizer(thought, add_special_tokens=False)["input_ids"])
+    assert reasoning_tokens(thought + "```cpp\nint main() {}\n```", 40, tokenizer) == expected
+    assert reasoning_tokens("<think>int x; still thinking", 12, tokenizer) == 12  # cut while thinking: all of it
+    assert reasoning_tokens("```cpp\nint main() {}\n```", 9, tokenizer) == 0
 
 
 def test_lora_adapter_changes_the_generations(
@@ -98,6 +138,26 @@ def test_lora_adapter_changes_the_generations(
         assert 0 < row["tokens_used"] <= MAX_TOKENS
     # Same prompts, same seeds: only the adapter can make the text differ.
     assert any(out[i]["raw_response"] != base_run[i]["raw_response"] for i in out)
+
+
+LORA_ENGINE = {"max_model_len": 4096, "max_lora_rank": 8}
+
+
+@pytest.mark.timeout(1500)  # an engine start of its own
+def test_the_lora_probe_passes_an_adapter_that_changes_outputs(
+    tiny_model: Path, tiny_lora: Path, local_ray: None, tmp_path: Path
+) -> None:
+    assert VLLMBackend(tiny_config(tiny_model, tmp_path, lora=str(tiny_lora), engine_kwargs=LORA_ENGINE)).probe() == []
+
+
+@pytest.mark.timeout(1500)
+def test_the_lora_probe_flags_an_adapter_that_changes_nothing(
+    tiny_model: Path, tiny_zero_lora: Path, local_ray: None, tmp_path: Path
+) -> None:
+    zero = VLLMBackend(tiny_config(tiny_model, tmp_path, lora=str(tiny_zero_lora), engine_kwargs=LORA_ENGINE))
+    [warning] = zero.probe()
+    assert warning.startswith(f"the adapter changed nothing: not loaded? LoRA {tiny_zero_lora} gave the base "
+                              "model's greedy output on all 3 probe prompts")
 
 
 def test_the_pipeline_with_the_vllm_backend_ends_in_result_rows(
@@ -126,3 +186,12 @@ def test_the_pipeline_with_the_vllm_backend_ends_in_result_rows(
         assert row["verdict"] == "extraction_failed"
         assert row["model"] and row["prompt_version"].startswith("v1@")
         assert row["original_messages"]
+        assert row["prompt_tokens"] > 0 and row["generated_tokens"] == row["tokens_used"]
+        assert row["finish_reason"] in ("stop", "length") and row["generation_s"] > 0
+    # The health counts what the budget did: every 12-token response that was cut is a truncation.
+    health = json.loads((Path(outcome.output) / "metrics.json").read_text())["generation"]
+    cut = sum(r["finish_reason"] == "length" for r in rows)
+    assert (health["rows"], health["responses"], health["truncated"]) == (2, 2, cut)
+    assert health["extraction_failures"].get("truncated", 0) == cut and health["extraction_failure_rate"] == 1.0
+    assert health["generated_tokens_p95"] == max(r["generated_tokens"] for r in rows)
+    assert any("held no program" in w for w in outcome.reduction.metrics.warnings())

@@ -26,6 +26,12 @@ CHAT_TEMPLATE = (
     "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
 )
 
+# Qwen3's switch: with enable_thinking false the template closes an empty reasoning block itself.
+THINKING_TEMPLATE = CHAT_TEMPLATE.replace(
+    "<|assistant|>\n{% endif %}",
+    "<|assistant|>\n{% if enable_thinking is defined and not enable_thinking %}<think>\n\n</think>\n\n{% endif %}"
+    "{% endif %}")
+
 
 def build_tiny_model(directory: Path, corpus: list[str]) -> Path:
     """Write the model and tokenizer to ``directory`` (once) and return it."""
@@ -37,8 +43,9 @@ def build_tiny_model(directory: Path, corpus: list[str]) -> Path:
     return directory
 
 
-def build_lora_adapter(directory: Path, base_model: Path) -> Path:
-    """Write a random rank-8 LoRA adapter on q_proj/v_proj in PEFT format."""
+def build_lora_adapter(directory: Path, base_model: Path, zero: bool = False) -> Path:
+    """Write a random rank-8 LoRA adapter on q_proj/v_proj in PEFT format (``zero``: B matrices
+    all zero, a valid adapter that changes nothing, as a broken export would)."""
     if (directory / "adapter_config.json").exists():
         return directory
     import torch
@@ -53,7 +60,8 @@ def build_lora_adapter(directory: Path, base_model: Path) -> Path:
         for module in LORA_TARGETS:
             prefix = f"base_model.model.model.layers.{layer}.self_attn.{module}"
             tensors[f"{prefix}.lora_A.weight"] = torch.randn(LORA_RANK, HIDDEN, generator=generator)
-            tensors[f"{prefix}.lora_B.weight"] = torch.randn(out_dims[module], LORA_RANK, generator=generator)
+            b = torch.randn(out_dims[module], LORA_RANK, generator=generator)
+            tensors[f"{prefix}.lora_B.weight"] = torch.zeros_like(b) if zero else b
     save_file(tensors, str(directory / "adapter_model.safetensors"))
     config = {
         "peft_type": "LORA",

@@ -1,0 +1,78 @@
+"""Did the LoRA adapter really load? A small fixed probe, base model vs adapter, on one engine.
+
+An adapter that is silently not applied (a wrong path the server ignores, target modules the
+model does not have, all-zero B matrices from a broken export) makes the "fine-tuned" score the
+base model's. Before the run, a few fixed prompts are generated greedily both without and with
+the adapter by the same ray.data.llm processor (one engine serves both, as LoRA requests); when
+every pair of outputs is identical the adapter changed nothing, which is recorded as a warning in
+the manifest (and fails the run under ``--strict``). Greedy decoding of a real adapter differs
+from the base model on at least one of these prompts unless it barely moved the weights; that
+is inferred, not proven: a tiny adapter can legitimately leave short greedy outputs unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from linteval_ray.generate.vllm import VLLMBackend
+
+PROBE_MAX_TOKENS = 32
+INFERENCE_ERROR_KEY = "__inference_error__"  # ray.data.llm's error column (rows bypass postprocess)
+PROBE_PROMPTS = (
+    "Fix the clang-tidy alert in this C++ program and return the whole file:\n"
+    "```cpp\n#include <cstdio>\nint main() { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n * 2); }\n```",
+    "Fix the pylint alerts in this Python 3 program and return the whole file:\n"
+    "```python\nimport sys\nn=int(sys.stdin.readline())\nprint(n*2)\n```",
+    "Fix the PMD alerts in this Java program and return the whole file:\n"
+    "```java\nimport java.util.*;\npublic class Main { public static void main(String[] a) {"
+    " Scanner s = new Scanner(System.in); System.out.println(s.nextInt() * 2); } }\n```",
+)
+
+
+class LoraProbe(BaseModel):
+    adapter: str
+    prompts: int
+    changed: int  # prompts whose greedy output differs with the adapter
+    error: str | None = None  # the first engine error of the probe
+
+    def warning(self) -> str | None:
+        if self.error:
+            return f"the LoRA probe of {self.adapter} failed, so the adapter is unverified: {self.error}"
+        if self.changed:
+            return None
+        return (f"the adapter changed nothing: not loaded? LoRA {self.adapter} gave the base model's greedy output "
+                f"on all {self.prompts} probe prompts (check the adapter path, its target modules and max_lora_rank)")
+
+
+def probe_lora(backend: VLLMBackend) -> LoraProbe:
+    """Generate the probe with the base model and the adapter on one engine and compare."""
+    import ray.data
+    from ray.data.llm import build_processor
+
+    adapter = backend.lora_request_name()
+    assert adapter is not None, "only a backend with an adapter is probed"
+    base = str(backend.vllm.model)
+    rows = [{"probe": i, "as_model": m, "prompt_text": p}
+            for i, p in enumerate(PROBE_PROMPTS) for m in (base, adapter)]
+    map_kwargs: dict[str, Any] = {"num_cpus": 0.1} if backend.vllm.cpu_only else {}
+    processor = build_processor(backend.processor_config(), preprocess=_probe_request,
+                                postprocess=_probe_output, preprocess_map_kwargs=map_kwargs,
+                                postprocess_map_kwargs=map_kwargs)
+    done = processor(ray.data.from_items(rows)).take_all()
+    errors = [str(r[INFERENCE_ERROR_KEY]) for r in done if r.get(INFERENCE_ERROR_KEY)]
+    outputs = {(r["probe"], r["as_model"]): r.get("text") for r in done}
+    changed = sum(outputs.get((i, base)) != outputs.get((i, adapter)) for i in range(len(PROBE_PROMPTS)))
+    return LoraProbe(adapter=adapter, prompts=len(PROBE_PROMPTS), changed=changed,
+                     error=errors[0] if errors else None)
+
+
+def _probe_request(row: dict[str, Any]) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": row["prompt_text"]}], "model": row["as_model"],
+            "sampling_params": {"temperature": 0.0, "max_tokens": PROBE_MAX_TOKENS, "seed": 0, "detokenize": False}}
+
+
+def _probe_output(row: dict[str, Any]) -> dict[str, Any]:
+    return {"probe": row["probe"], "as_model": row["as_model"], "text": row.get("generated_text") or ""}

@@ -1,0 +1,112 @@
+"""The model's tokenizer, as ray.data.llm's chat-template and tokenize stages use it.
+
+``PromptFit`` (a Ray Data actor ahead of the ray.data.llm processor) renders every prompt with
+the model's chat template and counts its tokens exactly as those stages do (``apply_chat_template``
+to text, then the tokenizer on that text), so that a prompt that cannot fit
+``max_model_len - max_tokens`` becomes that row's ``prompt_too_long`` error before it reaches
+an engine. ``reasoning_tokens`` counts the tokens of a response's reasoning.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from linteval_ray.prompt.extract import reasoning_part
+from linteval_ray.prompt.template import build_messages
+from linteval_ray.schema.rows import record_of
+
+PROMPT_ERROR_KEY = "__linteval_prompt_error__"
+PROMPT_TOKENS_KEY = "__linteval_prompt_tokens__"
+# config.json keys holding the context length, in the order vLLM's own derivation prefers them.
+CONTEXT_LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length")
+
+
+def local_model_path(model: str) -> str:
+    """A folder holding the model's tokenizer: ``model`` itself when it is a local folder, else the
+    copy ray.data.llm downloads to this node (hub id, s3:// or gs://; tokenizer files only)."""
+    if Path(model).expanduser().is_dir():
+        return str(Path(model).expanduser())
+    from ray.llm._internal.common.utils.download_utils import NodeModelDownloadable, download_model_files
+
+    path = download_model_files(model_id=model, mirror_config=None,
+                                download_model=NodeModelDownloadable.TOKENIZER_ONLY, download_extra_files=False)
+    return str(path or model)
+
+
+@cache
+def load_tokenizer(model: str, trust_remote_code: bool = False) -> Any:
+    """The model's tokenizer, once per process (transformers' ``AutoTokenizer``)."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(local_model_path(model), trust_remote_code=trust_remote_code)
+
+
+def context_length(model: str, engine_kwargs: dict[str, Any]) -> int | None:
+    """``max_model_len`` if given, else the model's own context length from its config.json
+    (None when it names none: then no prompt is refused before the engine)."""
+    if engine_kwargs.get("max_model_len"):
+        return int(engine_kwargs["max_model_len"])
+    config_file = Path(local_model_path(model)) / "config.json"
+    if not config_file.is_file():
+        return None
+    config = json.loads(config_file.read_text())
+    for section in (config, config.get("text_config") or {}):
+        for key in CONTEXT_LENGTH_KEYS:
+            if isinstance(section.get(key), int):
+                return int(section[key])
+    return None
+
+
+def prompt_token_count(tokenizer: Any, messages: list[dict[str, str]], chat_template: str | None,
+                       chat_template_kwargs: dict[str, Any]) -> int:
+    """Tokens of the prompt the engine gets: chat template to text, then tokenized (as ray.data.llm does)."""
+    text = tokenizer.apply_chat_template(messages, tokenize=False, chat_template=chat_template,
+                                         add_generation_prompt=True, **chat_template_kwargs)
+    return len(tokenizer(text)["input_ids"])
+
+
+def reasoning_tokens(text: str, generated_tokens: int, tokenizer: Any) -> int:
+    """Generated tokens up to and including the last ``</think>`` (all of them when a ``<think>``
+    never closed, 0 without reasoning); the closed case re-tokenizes that text."""
+    reasoning = reasoning_part(text)
+    if reasoning is None:
+        return 0
+    if reasoning == text:
+        return generated_tokens
+    return min(generated_tokens, len(tokenizer(reasoning, add_special_tokens=False)["input_ids"]))
+
+
+class PromptFit:
+    """Ray Data actor: adds each row's prompt token count and, for a prompt that is malformed or
+    cannot fit ``max_model_len - max_tokens``, its error (the row then skips the engine)."""
+
+    def __init__(self, model: str, prompt_version: str, max_tokens: int, engine_kwargs: dict[str, Any],
+                 chat_template: str | None, chat_template_kwargs: dict[str, Any]) -> None:
+        self.tokenizer = load_tokenizer(model, bool(engine_kwargs.get("trust_remote_code", False)))
+        self.prompt_version = prompt_version
+        self.chat_template = chat_template
+        self.chat_template_kwargs = chat_template_kwargs
+        length = context_length(model, engine_kwargs)
+        self.budget = None if length is None else length - max_tokens
+        self.budget_text = f"(max_model_len {length} - max_tokens {max_tokens})"
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        checked = [self.check(row) for row in batch.select(["record_json"]).to_pylist()]
+        batch = batch.append_column(PROMPT_TOKENS_KEY, pa.array([tokens for tokens, _ in checked], type=pa.int64()))
+        return batch.append_column(PROMPT_ERROR_KEY, pa.array([error for _, error in checked], type=pa.string()))
+
+    def check(self, row: dict[str, Any]) -> tuple[int | None, str]:
+        """(prompt tokens, error or "") of one row."""
+        try:
+            messages = build_messages(record_of(row), self.prompt_version)
+        except Exception as exc:  # noqa: BLE001 - a bad row must not fail the job: it becomes its generation_error
+            return None, f"prompt: {type(exc).__name__}: {exc}"
+        tokens = prompt_token_count(self.tokenizer, messages, self.chat_template, self.chat_template_kwargs)
+        if self.budget is not None and tokens > self.budget:
+            return tokens, f"prompt_too_long: {tokens} tokens > {self.budget} {self.budget_text}"
+        return tokens, ""
