@@ -31,7 +31,7 @@ from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, RunLimits, RunResult, Sandbox, SandboxError
 from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, run_limited
-from linteval_ray.validate.sandbox.seccomp import filter_fd, no_userns_filter
+from linteval_ray.validate.sandbox.seccomp import box_filter, filter_fd
 from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid, kill_processes_of_uid
 
 log = logging.getLogger(__name__)
@@ -44,6 +44,7 @@ _USR_LINKS = ("/bin", "/lib", "/lib64", "/sbin", "/lib32", "/libx32")
 # /etc entries programs need: the linker cache, `java`/`javac` alternatives,
 # and the JVM's config (its lib/jvm.cfg and conf/ are symlinks into /etc).
 _ETC_ENTRIES = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/java-17-openjdk")
+_PROC_HIDDEN = ("/proc/key-users", "/proc/keys")
 # Box paths a caller mount may not replace.
 _RESERVED = ("/", "/usr", "/proc", "/dev", "/tmp", "/etc", BOX_DIR)
 
@@ -73,9 +74,10 @@ class BwrapSandbox(Sandbox):
             if not path.is_absolute():
                 raise SandboxError(f"extra read-only bind {path} must be an absolute path")
             self._check_visible(path)
-        self._seccomp = no_userns_filter()
+        self._seccomp = box_filter()
         if self._seccomp is None:
-            log.warning("no seccomp filter for %s: programs may create user namespaces", platform.machine())
+            log.warning("no seccomp filter for %s: programs may create user namespaces, use the keyring, "
+                        "ptrace and io_uring", platform.machine())
         # Claimed uids (the first at once, more when runs overlap) and those not in use.
         self._claims: list[UidClaim] = [claim_uid()] if self.privileged else []
         self._idle: list[int] = [c.uid for c in self._claims]
@@ -237,6 +239,9 @@ class BwrapSandbox(Sandbox):
                 args += ["--ro-bind", entry, entry]
         # /tmp before the binds: a bind below /tmp must not be hidden by the tmpfs.
         args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+        # Host-wide keyring tables (which uids hold keys); the keyring syscalls are refused anyway.
+        for table in _PROC_HIDDEN:
+            args += ["--ro-bind-try", "/dev/null", table]
         for path in self._extra_ro_binds:
             args += [*_parent_dirs(str(path)), "--ro-bind", str(path), str(path)]
         return args

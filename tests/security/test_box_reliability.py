@@ -1,0 +1,120 @@
+"""Revisions that attack the evaluator's state and bookkeeping rather than escape the box:
+kernel state left for later runs, forged infrastructure errors, unbounded scratch space,
+trees cleanup cannot delete, terminal escapes and host paths in result text.
+
+One Validator judges every case of this module, in one batch as a worker gets it (the
+order matters: a later case reads what an earlier one tried to leave behind).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from linteval_ray.config import PoolConfig, TestLimits, ValidationConfig
+from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
+from linteval_ray.validate.engine import Validator
+from tests.pipeline.samples import bundled_jsonl
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+PROBLEM = "lr01"
+LIMITS = TestLimits(time_floor_s=3.0, time_factor=3.0, memory_mb=256, output_mb=1, reference_time_limit_s=10.0)
+
+# The original's solution, run after the attack in the same program (so only the attack decides).
+SOLVE_PY = """
+def solve():
+    import sys
+    data = sys.stdin.buffer.read().split()
+    n, q = int(data[0]), int(data[1])
+    prefix = [0] * (n + 1)
+    for i in range(n):
+        prefix[i + 1] = prefix[i] + int(data[2 + i])
+    idx, out = 2 + n, []
+    for _ in range(q):
+        left, right = int(data[idx]), int(data[idx + 1])
+        idx += 2
+        out.append(str(prefix[right] - prefix[left - 1]))
+    print("\\n".join(out))
+"""
+
+KEYRING = """
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_add_key, SYS_request_key, SYS_keyctl = 248, 249, 250   # x86_64
+KEY_SPEC_USER_KEYRING, KEYCTL_READ = -4, 11
+"""
+
+# name -> (language, code, verdicts it may get)
+CASES: dict[str, tuple[str, str, frozenset[Verdict]]] = {
+    # Leaves a key in its uid's user keyring (it outlives the box unless add_key is refused).
+    "keyring_store": ("py3", KEYRING + SOLVE_PY + """
+payload = b"LEFT-BY-AN-EARLIER-RUN"
+if libc.syscall(SYS_add_key, b"user", b"linteval-note", payload, len(payload), KEY_SPEC_USER_KEYRING) < 0:
+    sys.exit("add_key refused: errno %d" % ctypes.get_errno())
+solve()
+""", frozenset({Verdict.RUNTIME_ERROR})),
+    # A later run (another row) looks for it: found -> wrong output, refused -> its own runtime error.
+    "keyring_read": ("py3", KEYRING + """
+key = libc.syscall(SYS_request_key, b"user", b"linteval-note", None, 0)
+if key < 0:
+    sys.exit("request_key refused: errno %d" % ctypes.get_errno())
+buf = ctypes.create_string_buffer(256)
+size = libc.syscall(SYS_keyctl, KEYCTL_READ, key, buf, 256)
+print("KEYRING:", buf.raw[:size])
+""", frozenset({Verdict.RUNTIME_ERROR})),
+    "ptrace_pid1": ("py3", KEYRING + SOLVE_PY + """
+PTRACE_ATTACH = 16
+if libc.syscall(101, PTRACE_ATTACH, 1, None, None) < 0:
+    sys.exit("ptrace refused: errno %d" % ctypes.get_errno())
+solve()
+""", frozenset({Verdict.RUNTIME_ERROR})),
+    "io_uring": ("py3", KEYRING + SOLVE_PY + """
+params = ctypes.create_string_buffer(120)
+if libc.syscall(425, 4, params) < 0:
+    sys.exit("io_uring_setup refused: errno %d" % ctypes.get_errno())
+solve()
+""", frozenset({Verdict.RUNTIME_ERROR})),
+}
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, LintEvalRecord]:
+    found: dict[str, LintEvalRecord] = {}
+    for line in bundled_jsonl().read_text().splitlines():
+        record = LintEvalRecord.model_validate_json(line)
+        if record.problem_id == PROBLEM:
+            found.setdefault(record.language, record)
+    return found
+
+
+@pytest.fixture(scope="module")
+def validator(session_cache_dir: str) -> Iterator[Validator]:
+    validator = Validator(ValidationConfig(limits=LIMITS, pool=PoolConfig(num_cpus=2)))
+    yield validator
+    validator.close()
+
+
+@pytest.fixture(scope="module")
+def judged(validator: Validator, records: dict[str, LintEvalRecord]) -> dict[str, ResultRow]:
+    """case name -> its row, and "good" -> the original's row judged after all of them."""
+    rows = [{"record_json": records[language].model_dump_json(), "draw": draw, "revised_code": code,
+             "model": "hostile"} for draw, (language, code, _) in enumerate(CASES.values())]
+    good = records["py3"]
+    rows.append({"record_json": good.model_dump_json(), "draw": len(rows), "revised_code": good.code})
+    *hostile, after = validator.evaluate_batch(rows)
+    return {**dict(zip(CASES, hostile, strict=True)), "good": after}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_attack_is_the_programs_own_failure(name: str, judged: dict[str, ResultRow]) -> None:
+    row, good = judged[name], judged["good"]
+    assert row.status == Status.EVALUATED, row.error
+    assert row.verdict in CASES[name][2], row.validation_error
+    assert (good.status, good.verdict) == (Status.EVALUATED, Verdict.PASSED), good.validation_error or good.error
+
+
+def test_nothing_survives_in_the_keyring(judged: dict[str, ResultRow]) -> None:
+    assert "refused" in (judged["keyring_store"].validation_error or "")
+    assert "KEYRING" not in (judged["keyring_read"].validation_error or "")
