@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import shutil
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -33,6 +31,7 @@ from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.suppressions import neutralize_added_suppressions
 from linteval_ray.validate.metrics import lint_agreement, sample_metrics
 from linteval_ray.validate.sandbox import make_sandbox
+from linteval_ray.validate.scratch import ScratchRoot
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +58,8 @@ class Validator:
                                timeout_s=config.limits.lint_timeout_s, sandbox=self.sandbox)
         options = storage_options(config.cache_url, storage) if config.cache_url else None
         self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", options)
-        self._scratch = Path(tempfile.mkdtemp(prefix="linteval-work-"))
+        self._scratch_root = ScratchRoot()
+        self._scratch = self._scratch_root.path
         self.judge = JudgeContext(sandbox=self.sandbox, toolchain=self.toolchain, cache=self.cache,
                                   scratch=self._scratch, limits=config.limits, jobs=jobs,
                                   python=config.python)
@@ -67,9 +67,13 @@ class Validator:
                              memory_mb=config.limits.memory_mb, output_mb=config.limits.output_mb)
 
     def close(self) -> None:
-        self.linters.close()
-        self.sandbox.close()
-        shutil.rmtree(self._scratch, ignore_errors=True)
+        """Stop the linters, release the sandbox, remove the scratch dir; never raises."""
+        for step in (self.linters.close, self.sandbox.close):
+            try:
+                step()
+            except Exception:
+                log.exception("closing the validator: %s failed", step.__qualname__)
+        self._scratch_root.close()
 
     # -- batches ---------------------------------------------------------------------------------
 

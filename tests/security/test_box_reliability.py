@@ -8,7 +8,12 @@ order matters: a later case reads what an earlier one tried to leave behind).
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -64,6 +69,9 @@ buf = ctypes.create_string_buffer(256)
 size = libc.syscall(SYS_keyctl, KEYCTL_READ, key, buf, 256)
 print("KEYRING:", buf.raw[:size])
 """, frozenset({Verdict.RUNTIME_ERROR})),
+    # Compiler text that once passed for a full disk: the program's own compile error.
+    "forged_disk_full": ("cpp", "#error No space left on device\nint main() {}\n",
+                         frozenset({Verdict.COMPILE_ERROR})),
     "ptrace_pid1": ("py3", KEYRING + SOLVE_PY + """
 PTRACE_ATTACH = 16
 if libc.syscall(101, PTRACE_ATTACH, 1, None, None) < 0:
@@ -118,3 +126,39 @@ def test_attack_is_the_programs_own_failure(name: str, judged: dict[str, ResultR
 def test_nothing_survives_in_the_keyring(judged: dict[str, ResultRow]) -> None:
     assert "refused" in (judged["keyring_store"].validation_error or "")
     assert "KEYRING" not in (judged["keyring_read"].validation_error or "")
+
+
+DEEP_TREE_PY = """
+import os
+for _ in range(5000):
+    os.mkdir("d")
+    os.chdir("d")
+open("leaf", "w").write("x")
+""" + SOLVE_PY + "solve()\n"
+
+
+def test_a_deep_tree_loses_no_row_and_leaves_no_scratch(tmp_path: Path, session_cache_dir: str) -> None:
+    """``linteval-ray validate`` on a revision that builds a 5,000-deep tree in its work dir
+    (each test run does), and a good revision after it: both rows come back, judged, and
+    the validator's scratch dir is gone when the command ends."""
+    good = next(LintEvalRecord.model_validate_json(line) for line in bundled_jsonl().read_text().splitlines()
+                if '"lr02_py3_0"' in line)
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text(json.dumps({"sample_id": "lr01_py3_0", "revised_code": DEEP_TREE_PY}) + "\n"
+                           + json.dumps({"sample_id": good.sample_id, "revised_code": good.code}) + "\n")
+    scratch_parent = tmp_path / "tmp"
+    scratch_parent.mkdir()
+    out = subprocess.run(
+        [sys.executable, "-m", "linteval_ray", "validate", "--predictions", str(predictions), "--json",
+         "--sample-id", "lr01_py3_0", "--sample-id", good.sample_id],
+        capture_output=True, text=True, timeout=900, env={**os.environ, "TMPDIR": str(scratch_parent)},
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = {row["sample_id"]: row for row in (json.loads(line) for line in out.stdout.splitlines()
+                                               if line.startswith("{"))}
+    assert set(rows) == {"lr01_py3_0", good.sample_id}
+    deep, after = rows["lr01_py3_0"], rows[good.sample_id]
+    # 5,000 mkdirs per test may exceed the 2 s floor on a busy host: the program's own verdict either way.
+    assert (deep["status"], deep["verdict"]) in {("evaluated", "passed"), ("evaluated", "time_limit")}, deep["error"]
+    assert (after["status"], after["verdict"]) == ("evaluated", "passed"), after["validation_error"] or after["error"]
+    assert [p.name for p in scratch_parent.iterdir() if p.name.startswith("linteval-work-")] == []

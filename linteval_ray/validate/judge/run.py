@@ -20,7 +20,6 @@ original failed on it).
 
 from __future__ import annotations
 
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -40,6 +39,7 @@ from linteval_ray.validate.judge.problem import (
     checker_mounts,
 )
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult
+from linteval_ray.validate.scratch import work_dir
 
 DETAIL_CAP = 500
 CHECKER_VERDICTS = {0: Verdict.PASSED, 1: Verdict.WRONG_ANSWER, 2: Verdict.WRONG_ANSWER, 4: Verdict.WRONG_ANSWER}
@@ -87,7 +87,7 @@ class JudgeResult(BaseModel):
 def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext) -> JudgeResult:
     """Compile ``code`` and judge it on ``problem``'s tests."""
     counts = {"tests_generated": problem.tests_generated, "tests_dropped": problem.tests_dropped}
-    with tempfile.TemporaryDirectory(dir=ctx.scratch, prefix="revision-") as tmp:
+    with work_dir(ctx.scratch, "revision-") as tmp:
         outcome = compile_program(
             language,
             code,
