@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 from linteval_ray.config import PoolConfig, TestLimits, ValidationConfig
 from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
 from linteval_ray.validate.engine import Validator
+from linteval_ray.validate.sandbox import RunLimits
 from tests.pipeline.samples import bundled_jsonl
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
@@ -51,6 +53,18 @@ SYS_add_key, SYS_request_key, SYS_keyctl = 248, 249, 250   # x86_64
 KEY_SPEC_USER_KEYRING, KEYCTL_READ = -4, 11
 """
 
+TMP_FLOOD_PY = """
+import os, time
+def flood(hold_s=0.0):
+    chunk = b"x" * (8 << 20)
+    try:
+        for i in range(128):  # 1 GiB
+            with open("/tmp/flood-%d" % i, "wb") as f:
+                f.write(chunk)
+    finally:
+        time.sleep(hold_s)  # keep the pages while the test looks at the host
+"""
+
 # name -> (language, code, verdicts it may get)
 CASES: dict[str, tuple[str, str, frozenset[Verdict]]] = {
     # Leaves a key in its uid's user keyring (it outlives the box unless add_key is refused).
@@ -72,6 +86,8 @@ print("KEYRING:", buf.raw[:size])
     # Compiler text that once passed for a full disk: the program's own compile error.
     "forged_disk_full": ("cpp", "#error No space left on device\nint main() {}\n",
                          frozenset({Verdict.COMPILE_ERROR})),
+    # Fills the box's /tmp with files (each under RLIMIT_FSIZE): ENOSPC at the tmpfs's size.
+    "tmp_flood": ("py3", TMP_FLOOD_PY + SOLVE_PY + "flood()\nsolve()\n", frozenset({Verdict.RUNTIME_ERROR})),
     "ptrace_pid1": ("py3", KEYRING + SOLVE_PY + """
 PTRACE_ATTACH = 16
 if libc.syscall(101, PTRACE_ATTACH, 1, None, None) < 0:
@@ -162,3 +178,34 @@ def test_a_deep_tree_loses_no_row_and_leaves_no_scratch(tmp_path: Path, session_
     assert (deep["status"], deep["verdict"]) in {("evaluated", "passed"), ("evaluated", "time_limit")}, deep["error"]
     assert (after["status"], after["verdict"]) == ("evaluated", "passed"), after["validation_error"] or after["error"]
     assert [p.name for p in scratch_parent.iterdir() if p.name.startswith("linteval-work-")] == []
+
+
+def _shmem_mb() -> float:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("Shmem:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no Shmem in /proc/meminfo")
+
+
+def test_tmp_writes_stop_at_the_bound_not_at_host_memory(validator: Validator) -> None:
+    """A program writing 1 GiB of files into /tmp gets ENOSPC at the box's tmpfs size (64 MB
+    by default) and holds them for a while: the host's Shmem never grows much past that."""
+    limits = RunLimits(wall_s=30)
+    before, peak = _shmem_mb(), 0.0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.wait(0.05):
+            peak = max(peak, _shmem_mb())
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        result = validator.judge.run(["/usr/bin/python3", "-c", TMP_FLOOD_PY + "flood(hold_s=2.0)"], limits=limits)
+    finally:
+        done.set()
+        sampler.join()
+    assert result.exit_code == 1 and b"No space left on device" in result.stderr, result.stderr[-500:]
+    # Other work on the host moves Shmem too: allow 48 MB of noise above the bound.
+    assert peak - before < limits.tmp_mb + 48, (before, peak)

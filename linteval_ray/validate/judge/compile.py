@@ -51,6 +51,7 @@ TESTLIB_DIR = "/testlib"  # where the directory holding testlib.h is mounted for
 PCH_DIR = "/pch"  # where a folder of precompiled headers is mounted (read-only) for g++
 
 COMPILE_MEMORY_MB = 2048
+COMPILE_TMP_MB = 512  # the box's /tmp for a compiler: g++ writes its assembly there
 COMPILE_ERROR_CAP = 8000  # characters of compiler output kept in a result
 
 
@@ -126,7 +127,8 @@ def compile_program(
     ))
     # surrogatepass: undecodable input bytes reach the compiler as the linter saw them (not an exception)
     (out_dir / command.source).write_bytes(code.encode("utf-8", "surrogatepass"))
-    limits = RunLimits(wall_s=timeout_s, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20, file_size_mb=256)
+    limits = RunLimits(wall_s=timeout_s, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20, file_size_mb=256,
+                       tmp_mb=COMPILE_TMP_MB)
     result = sandbox.run(list(command.argv), workdir=out_dir, limits=limits, mounts=mounts, env=spec.compile_env())
     seconds = time.monotonic() - started
     if not result.ok:
@@ -297,7 +299,7 @@ def _build_pch(out: Path, for_tools: bool, toolchain: Toolchain, sandbox: Sandbo
         (out / "stdcpp.h").write_text(STDCPP_WRAPPER)
         argv = [toolchain.gxx, *cxx_flags(False), "-x", "c++-header", "stdcpp.h", "-o", "bits/stdc++.h.gch"]
     limits = RunLimits(wall_s=PCH_BUILD_TIMEOUT_S, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20,
-                       file_size_mb=512)
+                       file_size_mb=512, tmp_mb=COMPILE_TMP_MB)
     result = sandbox.run(argv, workdir=out, limits=limits, mounts=mounts)
     if not result.ok:
         log.warning("precompiled header build failed (compiling without it): %s", describe_compile_failure(result))
