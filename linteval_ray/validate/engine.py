@@ -31,6 +31,7 @@ from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.suppressions import neutralize_added_suppressions
 from linteval_ray.validate.metrics import lint_agreement, sample_metrics
 from linteval_ray.validate.sandbox import make_sandbox
+from linteval_ray.validate.sanitize import host_paths, sanitize
 from linteval_ray.validate.scratch import ScratchRoot
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,10 @@ class Validator:
         self.judge = JudgeContext(sandbox=self.sandbox, toolchain=self.toolchain, cache=self.cache,
                                   scratch=self._scratch, limits=config.limits, jobs=jobs,
                                   python=config.python)
+        # Program text in rows names these as placeholders (sanitize.py).
+        self.host_paths = host_paths({self._scratch: "<scratch>", self.cache.local_dir: "<cache>",
+                                      default_cache_dir(): "<cache>", self.toolchain.pmd_home: "<pmd>",
+                                      self.toolchain.testlib_dir: "<testlib>"})
         self.limits = Limits(time_floor_s=config.limits.time_floor_s, time_factor=config.limits.time_factor,
                              memory_mb=config.limits.memory_mb, output_mb=config.limits.output_mb)
 
@@ -263,6 +268,9 @@ class _Work:
                                        self.revised_messages, paper_category)
         self.timings.total_s = max(wall_s, self.timings.lint_s + self.timings.compile_s + self.timings.tests_s)
         r.timings = self.timings
+        # Last, so every path that put program text here is covered.
+        r.error = _cap(_sanitized(r.error, validator.host_paths))
+        r.validation_error = _cap(_sanitized(r.validation_error, validator.host_paths))
 
 
 def _guarded(work: list[_Work], step: Callable[[], None]) -> None:
@@ -287,6 +295,10 @@ def _revision(row: dict[str, Any], record: LintEvalRecord) -> Extraction:
 
 def _text(text: str | None) -> str | None:
     return None if text is None else to_unicode(text)
+
+
+def _sanitized(text: str | None, paths: dict[str, str]) -> str | None:
+    return None if text is None else sanitize(text, paths)
 
 
 def _cap(text: str | None) -> str | None:

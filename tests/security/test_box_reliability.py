@@ -88,6 +88,14 @@ print("KEYRING:", buf.raw[:size])
                          frozenset({Verdict.COMPILE_ERROR})),
     # Fills the box's /tmp with files (each under RLIMIT_FSIZE): ENOSPC at the tmpfs's size.
     "tmp_flood": ("py3", TMP_FLOOD_PY + SOLVE_PY + "flood()\nsolve()\n", frozenset({Verdict.RUNTIME_ERROR})),
+    # Terminal escapes and the host paths a box can learn, on stderr of a failing run.
+    "escapes_and_paths": ("py3", """
+import os, sys
+mounts = [line for line in open("/proc/self/mountinfo") if " /box " in line or " /prog " in line]
+sys.stderr.write("\\x1b[2J\\x1b]52;c;cHduZWQ=\\x07 NUL:\\x00 CR:\\r BIDI:\\u202e stdin="
+                 + os.readlink("/proc/self/fd/0") + "\\n" + "".join(mounts))
+sys.exit(3)
+""", frozenset({Verdict.RUNTIME_ERROR})),
     "ptrace_pid1": ("py3", KEYRING + SOLVE_PY + """
 PTRACE_ATTACH = 16
 if libc.syscall(101, PTRACE_ATTACH, 1, None, None) < 0:
@@ -209,3 +217,15 @@ def test_tmp_writes_stop_at_the_bound_not_at_host_memory(validator: Validator) -
     assert result.exit_code == 1 and b"No space left on device" in result.stderr, result.stderr[-500:]
     # Other work on the host moves Shmem too: allow 48 MB of noise above the bound.
     assert peak - before < limits.tmp_mb + 48, (before, peak)
+
+
+def test_program_text_in_rows_is_escaped_and_names_no_host_path(judged: dict[str, ResultRow], validator: Validator,
+                                                                  session_cache_dir: str) -> None:
+    text = judged["escapes_and_paths"].validation_error or ""
+    assert text.startswith("runtime_error: test ")
+    for raw in ("\x1b", "\x00", "\x07", "\r", "\u202e"):
+        assert raw not in text, f"{raw!r} reached the row"
+    assert "\\x1b]52;c;cHduZWQ=\\x07" in text and "\\u202e" in text  # visible, not lost
+    for host_path in (str(validator._scratch), session_cache_dir, os.path.realpath(session_cache_dir), sys.prefix):
+        assert host_path not in text, f"{host_path} reached the row"
+    assert "stdin=<cache>/" in text and "<scratch>/" in text, text
