@@ -154,6 +154,11 @@ class ValidationConfig(_Section):
     cache_url: str | None = Field(
         default=None, description="content cache (local folder or s3://...); default: ~/.cache/linteval-ray"
     )
+    canary_every_batches: int = Field(
+        default=0, ge=0,
+        description="judge built-in known-good and known-bad revisions before the first batch and every N "
+        "batches; a wrong verdict takes the worker out of service (its rows infra_error). 0: no canaries",
+    )
     pool: PoolConfig = Field(default_factory=PoolConfig)
 
 

@@ -37,6 +37,7 @@ from linteval_ray.store import manifest as manifests
 from linteval_ray.store.shards import done_row_ids, write_rows
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.toolchain.cluster import check_cluster_toolchain
+from linteval_ray.validate.canary import out_of_service_workers
 from linteval_ray.validate.lint.profiles import load_profile
 
 if TYPE_CHECKING:
@@ -155,6 +156,7 @@ def _finish_manifest(manifest: manifests.Manifest, reduction: Reduction, config:
     manifest.finished_at = manifests.now()
     manifest.counts = {"rows": reduction.rows, "duplicates_dropped": reduction.duplicates,
                        **reduction.metrics.statuses}
+    manifest.out_of_service = out_of_service_workers(reduction.results)
     manifests.write_manifest(manifest, config.storage)
 
 

@@ -60,6 +60,8 @@ class Manifest(BaseModel):
     finished_at: str | None = None
     attempts: int = 1
     counts: dict[str, int] = Field(default_factory=dict)
+    out_of_service: dict[str, str] = Field(
+        default_factory=dict, description="worker -> why its canary took it out of service (its rows are infra_error)")
 
 
 def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_id: str) -> str:

@@ -25,6 +25,7 @@ from linteval_ray.schema.result import Limits, Timings
 from linteval_ray.schema.rows import InputRow, record_of
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache
+from linteval_ray.validate.canary import OUT_OF_SERVICE, wrong_canary
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
 from linteval_ray.validate.lint import LintError, Linters, LintOutcome, paper_category
 from linteval_ray.validate.lint.profiles import load_profile
@@ -64,6 +65,8 @@ class Validator:
         self.judge = JudgeContext(sandbox=self.sandbox, toolchain=self.toolchain, cache=self.cache,
                                   scratch=self._scratch, limits=config.limits, jobs=jobs,
                                   python=config.python)
+        self._batches = 0
+        self.out_of_service: str | None = None  # why a canary says this worker must not score
         # Program text in rows names these as placeholders (sanitize.py).
         self.host_paths = host_paths({self._scratch: "<scratch>", self.cache.local_dir: "<cache>",
                                       default_cache_dir(): "<cache>", self.toolchain.pmd_home: "<pmd>",
@@ -83,7 +86,29 @@ class Validator:
     # -- batches ---------------------------------------------------------------------------------
 
     def evaluate_batch(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
-        """Result rows for pipeline rows (``record_json`` + the generation columns), in order."""
+        """Result rows for pipeline rows (``record_json`` + the generation columns), in order;
+        all ``infra_error`` once a canary got a wrong verdict on this worker (canary.py)."""
+        self._check_canaries()
+        if self.out_of_service is not None:
+            return [self._out_of_service_row(row) for row in rows]
+        return self._evaluate(rows)
+
+    def _check_canaries(self) -> None:
+        every = self.config.canary_every_batches
+        if every and self.out_of_service is None and self._batches % every == 0:
+            self.out_of_service = wrong_canary(self._evaluate)
+            if self.out_of_service is not None:
+                log.error("validation worker out of service: %s", self.out_of_service)
+        self._batches += 1
+
+    def _out_of_service_row(self, row: dict[str, Any]) -> ResultRow:
+        w = _Work.start(row, self)
+        if w.result.status == Status.EVALUATED:
+            w.fail(Status.INFRA_ERROR, f"{OUT_OF_SERVICE}{self.out_of_service}")
+        w.finish(self, 0.0)
+        return w.result
+
+    def _evaluate(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
         started = time.monotonic()
         work = [_Work.start(row, self) for row in rows]
         _guarded(work, lambda: self._lint([w for w in work if w.record is not None]))
