@@ -72,8 +72,9 @@ def test_gold_verdicts_hold_on_an_oversubscribed_host(sample_id: str, ctx: Judge
 HOSTILE = {
     "spin": ("py3", "while True:\n    pass\n", Verdict.TIME_LIMIT),
     "sleep": ("py3", "import time\ntime.sleep(3600)\n", Verdict.TIME_LIMIT),
-    "spin_in_threads": ("cpp", "#include <thread>\nint main() { std::thread a([] { for (;;) {} }), "
-                               "b([] { for (;;) {} }); a.join(); }\n", Verdict.TIME_LIMIT),
+    # Each child stays under RLIMIT_CPU's per-process limit for a while; their sum counts.
+    "spin_in_children": ("py3", "import os\nfor _ in range(2):\n    if os.fork() == 0:\n        while True:\n"
+                                "            pass\nos.wait()\nos.wait()\n", Verdict.TIME_LIMIT),
 }
 
 
@@ -87,7 +88,9 @@ def test_hostile_verdicts_hold_on_an_oversubscribed_host(name: str, ctx: JudgeCo
     assert result.verdict == verdict, result.detail
     first = result.tests[0]
     # A sleeper meets the wall-clock cap having used almost no CPU; a spinner its CPU limit.
+    # (Children still spinning when the wall cap hits were never waited for: their CPU is not
+    # in the rusage, so only the verdict is checked for them.)
     if name == "sleep":
         assert first.cpu_s < 0.5 * first.time_limit_s and first.wall_s >= first.time_limit_s, first
-    else:
+    elif name == "spin":
         assert first.cpu_s >= 0.8 * first.time_limit_s, first
