@@ -178,6 +178,11 @@ class ValidationConfig(_Section):
         "<parent of output>/linteval-cache when the output is on object storage, else none (each node "
         "keeps its own cache in $LINTEVAL_CACHE_DIR, default ~/.cache/linteval-ray)",
     )
+    canary_every_batches: int = Field(
+        default=0, ge=0,
+        description="judge built-in known-good and known-bad revisions before the first batch and every N "
+        "batches; a wrong verdict takes the worker out of service (its rows infra_error). 0: no canaries",
+    )
     pool: PoolConfig = Field(default_factory=PoolConfig)
 
 

@@ -38,6 +38,7 @@ from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import done_row_ids, write_rows
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.toolchain.cluster import check_cluster_toolchain
+from linteval_ray.validate.canary import out_of_service_workers
 from linteval_ray.validate.lint.profiles import load_profile
 
 if TYPE_CHECKING:
@@ -162,8 +163,13 @@ def _finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction:
     manifest.finished_at = manifests.now()
     manifest.counts = {"rows": reduction.rows, "duplicates_dropped": reduction.duplicates,
                        **reduction.metrics.statuses}
+<<<<<<< HEAD
     manifest.cache = cache_counts(folder)
     manifests.write_manifest(folder, manifest)
+=======
+    manifest.out_of_service = out_of_service_workers(reduction.results)
+    manifests.write_manifest(manifest, config.storage)
+>>>>>>> box
 
 
 def _init_ray(config: RunConfig) -> None:

@@ -43,7 +43,8 @@ class WheelExecutable:
         except ImportError:
             return None
         try:
-            return str(wheel.get_executable(self.executable))
+            # Resolved: the sandbox binds the real folder, and a symlinked venv's path is not in the box.
+            return str(Path(wheel.get_executable(self.executable)).resolve())
         except FileNotFoundError:
             return None
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import shutil
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -28,12 +26,15 @@ from linteval_ray.schema.rows import InputRow, generation_facts, record_of
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache
+from linteval_ray.validate.canary import OUT_OF_SERVICE, wrong_canary
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
 from linteval_ray.validate.lint import LintError, Linters, LintOutcome, paper_category
 from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.suppressions import neutralize_added_suppressions
 from linteval_ray.validate.metrics import lint_agreement, sample_metrics
 from linteval_ray.validate.sandbox import make_sandbox
+from linteval_ray.validate.sanitize import host_paths, sanitize
+from linteval_ray.validate.scratch import ScratchRoot
 
 log = logging.getLogger(__name__)
 
@@ -55,25 +56,70 @@ class Validator:
         self.sandbox = make_sandbox(config.sandbox, allow_unsafe=config.allow_unsafe_sandbox,
                                     toolchain=self.toolchain)
         self.linters = Linters(self.toolchain, profile=load_profile(config.lint_profile), jobs=jobs,
+<<<<<<< HEAD
                                timeout_s=config.limits.lint_timeout_s, cpu_s=config.limits.lint_cpu_s,
                                memory_mb=config.limits.lint_memory_mb, sandbox=self.sandbox)
         self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", store)
         self._scratch = Path(tempfile.mkdtemp(prefix="linteval-work-"))
+=======
+                               timeout_s=config.limits.lint_timeout_s, sandbox=self.sandbox)
+        options = storage_options(config.cache_url, storage) if config.cache_url else None
+        self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", options)
+        self._scratch_root = ScratchRoot()
+        self._scratch = self._scratch_root.path
+>>>>>>> box
         self.judge = JudgeContext(sandbox=self.sandbox, toolchain=self.toolchain, cache=self.cache,
                                   scratch=self._scratch, limits=config.limits, jobs=jobs,
                                   python=config.python)
+        self._batches = 0
+        self.out_of_service: str | None = None  # why a canary says this worker must not score
+        # Program text in rows names these as placeholders (sanitize.py).
+        self.host_paths = host_paths({self._scratch: "<scratch>", self.cache.local_dir: "<cache>",
+                                      default_cache_dir(): "<cache>", self.toolchain.pmd_home: "<pmd>",
+                                      self.toolchain.testlib_dir: "<testlib>"})
         self.limits = Limits(time_floor_s=config.limits.time_floor_s, time_factor=config.limits.time_factor,
                              memory_mb=config.limits.memory_mb, output_mb=config.limits.output_mb)
 
     def close(self) -> None:
-        self.linters.close()
-        self.sandbox.close()
-        shutil.rmtree(self._scratch, ignore_errors=True)
+        """Stop the linters, release the sandbox, remove the scratch dir; never raises."""
+        for step in (self.linters.close, self.sandbox.close):
+            try:
+                step()
+            except Exception:
+                log.exception("closing the validator: %s failed", step.__qualname__)
+        self._scratch_root.close()
 
     # -- batches ---------------------------------------------------------------------------------
 
     def evaluate_batch(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
+<<<<<<< HEAD
         """Result rows for pipeline rows (``record_json`` + the generation columns), in order."""
+=======
+        """Result rows for pipeline rows (``record_json`` + the generation columns), in order;
+        all ``infra_error`` once a canary got a wrong verdict on this worker (canary.py)."""
+        self._check_canaries()
+        if self.out_of_service is not None:
+            return [self._out_of_service_row(row) for row in rows]
+        return self._evaluate(rows)
+
+    def _check_canaries(self) -> None:
+        every = self.config.canary_every_batches
+        if every and self.out_of_service is None and self._batches % every == 0:
+            self.out_of_service = wrong_canary(self._evaluate)
+            if self.out_of_service is not None:
+                log.error("validation worker out of service: %s", self.out_of_service)
+        self._batches += 1
+
+    def _out_of_service_row(self, row: dict[str, Any]) -> ResultRow:
+        w = _Work.start(row, self)
+        if w.result.status == Status.EVALUATED:
+            w.fail(Status.INFRA_ERROR, f"{OUT_OF_SERVICE}{self.out_of_service}")
+        w.finish(self, 0.0)
+        return w.result
+
+    def _evaluate(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
+        started = time.monotonic()
+>>>>>>> box
         work = [_Work.start(row, self) for row in rows]
         _guarded(work, lambda: self._lint([w for w in work if w.record is not None]))
         for w in work:
@@ -270,9 +316,17 @@ class _Work:
                 and self.original_messages is not None and self.revised_messages is not None):
             r.metrics = sample_metrics(self.parsed.code, self.revised_code, self.original_messages,
                                        self.revised_messages, paper_category)
+<<<<<<< HEAD
         t = self.timings  # the row's own seconds, not a share of the batch's wall time
         t.total_s = t.lint_s + t.prepare_s + t.compile_s + t.tests_s
         r.timings = t
+=======
+        self.timings.total_s = max(wall_s, self.timings.lint_s + self.timings.compile_s + self.timings.tests_s)
+        r.timings = self.timings
+        # Last, so every path that put program text here is covered.
+        r.error = _cap(_sanitized(r.error, validator.host_paths))
+        r.validation_error = _cap(_sanitized(r.validation_error, validator.host_paths))
+>>>>>>> box
 
 
 def _guarded(work: list[_Work], step: Callable[[], None]) -> None:
@@ -297,6 +351,10 @@ def _revision(row: dict[str, Any], record: LintEvalRecord) -> Extraction:
 
 def _text(text: str | None) -> str | None:
     return None if text is None else to_unicode(text)
+
+
+def _sanitized(text: str | None, paths: dict[str, str]) -> str | None:
+    return None if text is None else sanitize(text, paths)
 
 
 def _cap(text: str | None) -> str | None:

@@ -26,8 +26,6 @@ import hashlib
 import logging
 import os
 import re
-import shutil
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -40,6 +38,8 @@ from linteval_ray.languages import language as language_spec
 from linteval_ray.schema.record import Language
 from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox
+from linteval_ray.validate.sandbox.process import cpu_limit_s
+from linteval_ray.validate.scratch import disk_is_full, free_bytes, remove_tree, work_dir
 
 if TYPE_CHECKING:
     from linteval_ray.toolchain import Toolchain
@@ -51,9 +51,8 @@ TESTLIB_DIR = "/testlib"  # where the directory holding testlib.h is mounted for
 PCH_DIR = "/pch"  # where a folder of precompiled headers is mounted (read-only) for g++
 
 COMPILE_MEMORY_MB = 2048
+COMPILE_TMP_MB = 512  # the box's /tmp for a compiler: g++ writes its assembly there
 COMPILE_ERROR_CAP = 8000  # characters of compiler output kept in a result
-# What g++/ld/javac print when the work dir's disk is full.
-_NO_SPACE = b"No space left on device"
 
 
 class CompiledProgram(BaseModel):
@@ -89,6 +88,7 @@ class CompileOutcome(BaseModel):
     program: CompiledProgram | None = None
     error: str | None = None
     timed_out: bool = False
+    killed: bool = Field(default=False, description="the compiler died of a signal (e.g. the CPU limit's SIGKILL)")
     seconds: float = 0.0
 
     @property
@@ -98,8 +98,9 @@ class CompileOutcome(BaseModel):
     @property
     def interrupted(self) -> bool:
         """Stopped from outside (time limit, or the compiler killed by a signal): says nothing
-        about the source, so it is neither cached nor blamed on the problem."""
-        return self.timed_out or "Killed signal terminated program" in (self.error or "")
+        about the source, so it is neither cached nor blamed on the problem. Told by the run's
+        status and CPU time, never by the compiler's text (the source can print any text)."""
+        return self.timed_out or self.killed
 
 
 def compile_program(
@@ -126,15 +127,19 @@ def compile_program(
     ))
     # surrogatepass: undecodable input bytes reach the compiler as the linter saw them (not an exception)
     (out_dir / command.source).write_bytes(code.encode("utf-8", "surrogatepass"))
-    limits = RunLimits(wall_s=timeout_s, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20, file_size_mb=256)
+    limits = RunLimits(wall_s=timeout_s, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20, file_size_mb=256,
+                       tmp_mb=COMPILE_TMP_MB)
     result = sandbox.run(list(command.argv), workdir=out_dir, limits=limits, mounts=mounts, env=spec.compile_env())
     seconds = time.monotonic() - started
     if not result.ok:
         error = describe_compile_failure(result)
-        if _NO_SPACE in result.stderr or _NO_SPACE in result.stdout:
+        if disk_is_full(out_dir):
             # The host's disk, not the code: an infrastructure failure (never cached as a compile error).
-            raise OSError(errno.ENOSPC, f"no space left on device while compiling in {out_dir}: {error[-300:]}")
-        return CompileOutcome(error=error, timed_out=result.timed_out, seconds=seconds)
+            raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)}: {free_bytes(out_dir)} bytes free under "
+                                        f"{out_dir} after a failed compile")
+        # g++ reports a killed cc1plus as its own exit 1; the CPU it used says it hit the limit.
+        killed = result.signal is not None or result.cpu_s >= cpu_limit_s(limits)
+        return CompileOutcome(error=error, timed_out=result.timed_out, killed=killed, seconds=seconds)
     _make_readable(out_dir)
     program = CompiledProgram(
         language=language, artifact_dir=out_dir, entry=command.entry, python=python, java=toolchain.java
@@ -193,13 +198,13 @@ def compile_cached(
                 language=language, artifact_dir=artifact_dir, entry=meta["entry"], python=python, java=toolchain.java
             )
             return CompileOutcome(program=program)
-    with tempfile.TemporaryDirectory(dir=scratch, prefix="compile-") as tmp:
+    with work_dir(scratch, "compile-") as tmp:
         outcome = compile_program(
             language,
             code,
             sandbox=sandbox,
             toolchain=toolchain,
-            out_dir=Path(tmp) / "out",
+            out_dir=tmp / "out",
             timeout_s=timeout_s,
             python=python,
             with_testlib=with_testlib,
@@ -277,7 +282,7 @@ def _built_pch(root: Path, key: str, for_tools: bool, toolchain: Toolchain, sand
                 path.chmod(0o755 if path.is_dir() else 0o644)
             os.rename(staging, final)
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            remove_tree(staging)
     log.info("built precompiled header %s", final)
     return final
 
@@ -294,7 +299,7 @@ def _build_pch(out: Path, for_tools: bool, toolchain: Toolchain, sandbox: Sandbo
         (out / "stdcpp.h").write_text(STDCPP_WRAPPER)
         argv = [toolchain.gxx, *cxx_flags(False), "-x", "c++-header", "stdcpp.h", "-o", "bits/stdc++.h.gch"]
     limits = RunLimits(wall_s=PCH_BUILD_TIMEOUT_S, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20,
-                       file_size_mb=512)
+                       file_size_mb=512, tmp_mb=COMPILE_TMP_MB)
     result = sandbox.run(argv, workdir=out, limits=limits, mounts=mounts)
     if not result.ok:
         log.warning("precompiled header build failed (compiling without it): %s", describe_compile_failure(result))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from linteval_ray.config import TestLimits
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox
+from linteval_ray.validate.scratch import work_dir
 
 if TYPE_CHECKING:
     from linteval_ray.toolchain import Toolchain
@@ -51,8 +52,7 @@ class JudgeContext:
         """Run in a fresh work dir holding ``files``; the dir is gone afterwards."""
         with self._lock:
             self.sandbox_runs += 1
-        with tempfile.TemporaryDirectory(dir=self.scratch, prefix="run-") as tmp:
-            workdir = Path(tmp)
+        with work_dir(self.scratch, "run-") as workdir:
             for name, data in (files or {}).items():
                 (workdir / name).write_bytes(data)
             return self.sandbox.run(argv, workdir=workdir, limits=limits, stdin=stdin, mounts=mounts, env=env)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -35,6 +34,7 @@ from linteval_ray.validate.judge.commands import GeneratorCommand, parse_generat
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_cached, cxx_flags
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
+from linteval_ray.validate.scratch import work_dir
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +210,7 @@ def _generate_tests(record: LintEvalRecord, commands: list[GeneratorCommand], ke
     generator = compile_tool(record.generator, ctx, ProblemErrorKind.GENERATOR_COMPILE_ERROR)
     validator = compile_tool(record.validator, ctx, ProblemErrorKind.VALIDATOR_COMPILE_ERROR)
     outcomes = ctx.map(lambda cmd: _generate_one(cmd, generator, validator, ctx), commands)
-    with tempfile.TemporaryDirectory(dir=ctx.scratch, prefix="tests-") as tmp:
+    with work_dir(ctx.scratch, "tests-") as tmp:
         staging = Path(tmp)
         manifest = _stage_inputs(commands, outcomes, staging)
         (staging / TESTS_MANIFEST).write_text(json.dumps(manifest))
@@ -322,7 +322,7 @@ def _run_reference(language: Language, code: str, tests: TestSet, key: str, ctx:
         timeout_s=ctx.limits.compile_timeout_s,
         python=ctx.python,
     )
-    with tempfile.TemporaryDirectory(dir=ctx.scratch, prefix="reference-") as tmp:
+    with work_dir(ctx.scratch, "reference-") as tmp:
         staging = Path(tmp)
         if outcome.program is None:
             manifest: dict[str, object] = {"compile_error": outcome.error or "", "tests": []}

@@ -1,7 +1,10 @@
 """Judge a revision: compile it, run it on every prepared test, check each output.
 
-Per test: time limit = max(``time_floor_s``, ``time_factor`` x the original's wall time
-on that input) (wall and CPU), memory and output limits from ``TestLimits``. Then the
+Per test: time limit = max(``time_floor_s``, ``time_factor`` x the original's CPU time
+on that input), on the run's own CPU time (user + system of the box's processes, from
+rusage), so a busy host slows a program without failing it; a wall-clock cap of
+``WALL_CAP_FACTOR`` x the limit + ``WALL_CAP_EXTRA_S`` stops sleepers. Memory and output
+limits from ``TestLimits``. Then the
 problem's testlib checker runs as ``checker input output answer``; its exit code is the
 verdict: 0 OK, 1 WA, 2 PE and 4 (extra output, testlib's "dirt") → wrong_answer, 3 FAIL
 means the checker itself broke → infra_error (not the revision's fault), and anything
@@ -21,7 +24,6 @@ original failed on it).
 
 from __future__ import annotations
 
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -42,10 +44,18 @@ from linteval_ray.validate.judge.problem import (
     checker_mounts,
 )
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult
+from linteval_ray.validate.scratch import work_dir
 
 DETAIL_CAP = 500
 CHECKER_VERDICTS = {0: Verdict.PASSED, 1: Verdict.WRONG_ANSWER, 2: Verdict.WRONG_ANSWER, 4: Verdict.WRONG_ANSWER}
 CHECKER_FAIL_EXIT = 3
+# The wall clock only stops programs that do not use their CPU (sleep, block on input): a
+# CPU-bound program still fits with three other busy processes per core.
+WALL_CAP_FACTOR = 4.0
+WALL_CAP_EXTRA_S = 5.0
+# A run stopped with less than this share of its CPU limit used met the wall cap, not the
+# limit (rusage and RLIMIT_CPU account a little differently: a spinner killed at 2 s shows ~1.9).
+CPU_USED_SHARE = 0.8
 
 
 class TestRecord(BaseModel):
@@ -96,7 +106,7 @@ class JudgeResult(BaseModel):
 def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext) -> JudgeResult:
     """Compile ``code`` and judge it on ``problem``'s tests."""
     counts = {"tests_generated": problem.tests_generated, "tests_dropped": problem.tests_dropped}
-    with tempfile.TemporaryDirectory(dir=ctx.scratch, prefix="revision-") as tmp:
+    with work_dir(ctx.scratch, "revision-") as tmp:
         outcome = compile_program(
             language,
             code,
@@ -147,8 +157,8 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
         if stop.is_set():
             return TestRecord(name=test.name, verdict=None, time_limit_s=limit, detail="skipped after a time limit")
         record = run_one_test(program, test, limit, problem, ctx)
-        if record.verdict == Verdict.TIME_LIMIT:
-            # Wall-clock limits flake on a busy host: a time limit must repeat to count.
+        if record.verdict == Verdict.TIME_LIMIT and record.cpu_s < CPU_USED_SHARE * limit:
+            # Only the wall-clock cap can flake on a busy host: that time limit must repeat to count.
             record = run_one_test(program, test, limit, problem, ctx)
         if record.verdict == Verdict.TIME_LIMIT:
             stop.set()
@@ -158,14 +168,19 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
 
 
 def time_limit_s(test: ReferenceTest, ctx: JudgeContext) -> float:
-    return max(ctx.limits.time_floor_s, ctx.limits.time_factor * test.wall_s)
+    """The CPU-time limit of a revision on ``test``."""
+    return max(ctx.limits.time_floor_s, ctx.limits.time_factor * test.cpu_s)
+
+
+def wall_cap_s(limit_s: float) -> float:
+    return WALL_CAP_FACTOR * limit_s + WALL_CAP_EXTRA_S
 
 
 def run_one_test(
     program: CompiledProgram, test: ReferenceTest, limit_s: float, problem: PreparedProblem, ctx: JudgeContext
 ) -> TestRecord:
     limits = RunLimits(
-        wall_s=limit_s,
+        wall_s=wall_cap_s(limit_s),
         cpu_s=limit_s,
         memory_mb=program.address_space_mb(ctx.limits.memory_mb),
         output_bytes=ctx.limits.output_mb << 20,
@@ -178,9 +193,15 @@ def run_one_test(
         mounts=[program.mount()],
         env=program.env(),
     )
+<<<<<<< HEAD
     record = TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, wall_s=result.wall_s, cpu_s=result.cpu_s,
                         exit_code=result.exit_code, signal=result.signal, peak_rss_mb=result.peak_rss_mb)
     failure = classify_run(result)
+=======
+    record = TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, wall_s=result.wall_s, cpu_s=result.cpu_s)
+    # RLIMIT_CPU has whole seconds; the rusage total also counts every process of the run.
+    failure = Verdict.TIME_LIMIT if result.cpu_s > limit_s else classify_run(result)
+>>>>>>> box
     if failure is not None:
         record.verdict, record.detail = failure, _stderr_tail(result)
     else:

@@ -34,6 +34,8 @@ class RunLimits(BaseModel):
     memory_mb: int = Field(default=1024, description="RLIMIT_AS")
     output_bytes: int = Field(default=64 << 20, description="cap on captured stdout (and stderr)")
     file_size_mb: int = Field(default=64, description="RLIMIT_FSIZE")
+    tmp_mb: int = Field(default=64, description="size of the box's /tmp, a tmpfs (its pages are host RAM); "
+                        "bwrap as root only")
     nproc: int = Field(default=64, description="RLIMIT_NPROC for the sandbox uid")
     nofile: int = Field(default=256, description="RLIMIT_NOFILE")
 

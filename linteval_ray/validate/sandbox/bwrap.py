@@ -31,19 +31,22 @@ from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, RunLimits, RunResult, Sandbox, SandboxError
 from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, run_limited
-from linteval_ray.validate.sandbox.seccomp import filter_fd, no_userns_filter
+from linteval_ray.validate.sandbox.seccomp import box_filter, filter_fd
 from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid, kill_processes_of_uid
 
 log = logging.getLogger(__name__)
 
 SETPRIV = "/usr/bin/setpriv"
 TIMEOUT = "/usr/bin/timeout"  # coreutils
+MOUNT = "/usr/bin/mount"  # util-linux
+SHELL = "/bin/sh"
 
 # Merged-usr top-level entries: symlinks on Debian 12, directories elsewhere.
 _USR_LINKS = ("/bin", "/lib", "/lib64", "/sbin", "/lib32", "/libx32")
 # /etc entries programs need: the linker cache, `java`/`javac` alternatives,
 # and the JVM's config (its lib/jvm.cfg and conf/ are symlinks into /etc).
 _ETC_ENTRIES = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/java-17-openjdk")
+_PROC_HIDDEN = ("/proc/key-users", "/proc/keys")
 # Box paths a caller mount may not replace.
 _RESERVED = ("/", "/usr", "/proc", "/dev", "/tmp", "/etc", BOX_DIR)
 
@@ -73,9 +76,10 @@ class BwrapSandbox(Sandbox):
             if not path.is_absolute():
                 raise SandboxError(f"extra read-only bind {path} must be an absolute path")
             self._check_visible(path)
-        self._seccomp = no_userns_filter()
+        self._seccomp = box_filter()
         if self._seccomp is None:
-            log.warning("no seccomp filter for %s: programs may create user namespaces", platform.machine())
+            log.warning("no seccomp filter for %s: programs may create user namespaces, use the keyring, "
+                        "ptrace and io_uring", platform.machine())
         # Claimed uids (the first at once, more when runs overlap) and those not in use.
         self._claims: list[UidClaim] = [claim_uid()] if self.privileged else []
         self._idle: list[int] = [c.uid for c in self._claims]
@@ -131,7 +135,7 @@ class BwrapSandbox(Sandbox):
         status_r, status_w = os.pipe()
         try:
             bwrap_argv, fds = self._bwrap_argv(workdir, mount_args, status_fd=status_w)
-            command = [*prlimit_argv(limits), *bwrap_argv, *self._box_init(uid), *argv]
+            command = [*prlimit_argv(limits), *bwrap_argv, *self._box_init(uid, limits), *argv]
             result = run_limited(
                 command,
                 cwd="/",
@@ -217,8 +221,9 @@ class BwrapSandbox(Sandbox):
         if self.privileged:
             namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
             # setpriv needs SETUID/SETGID to drop to the sandbox uid and SETPCAP to
-            # empty the bounding set; the program itself ends with no capabilities.
-            caps = ["--cap-drop", "ALL",
+            # empty the bounding set; SYS_ADMIN sizes /tmp before that (``_box_init``).
+            # The program itself ends with no capabilities.
+            caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
                     "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
         else:
             namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
@@ -237,20 +242,29 @@ class BwrapSandbox(Sandbox):
                 args += ["--ro-bind", entry, entry]
         # /tmp before the binds: a bind below /tmp must not be hidden by the tmpfs.
         args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+        # Host-wide keyring tables (which uids hold keys); the keyring syscalls are refused anyway.
+        for table in _PROC_HIDDEN:
+            args += ["--ro-bind-try", "/dev/null", table]
         for path in self._extra_ro_binds:
             args += [*_parent_dirs(str(path)), "--ro-bind", str(path), str(path)]
         return args
 
-    def _box_init(self, uid: int) -> list[str]:
-        """What runs as the box's pid 1 in front of the program: ``setpriv`` (as root)
-        drops to the sandbox uid, then ``timeout 0`` (no time limit) stays as pid 1,
-        waits for the program and exits with its status (128+N for signal N).
-        bwrap's own pid-1 reaper is not used because bwrap never waits for it, so
-        the program's CPU time would be missing from the rusage we collect."""
+    def _box_init(self, uid: int, limits: RunLimits) -> list[str]:
+        """What runs as the box's pid 1 in front of the program. As root: a shell remounts
+        the box's /tmp tmpfs with a size and an inode cap (bwrap 0.8 has no ``--size``; a
+        write past it is ENOSPC, the program's failure, and the tmpfs dies with the box's
+        mount namespace), then ``setpriv`` drops to the sandbox uid with no capabilities.
+        Then ``timeout 0`` (no time limit) stays as pid 1, waits for the program and exits
+        with its status (128+N for signal N). bwrap's own pid-1 reaper is not used because
+        bwrap never waits for it, so the program's CPU time would be missing from the
+        rusage we collect."""
         reaper = [TIMEOUT, "0"]
         if not self.privileged:
             return reaper
+        size_tmp = (f"{MOUNT} -o remount,nosuid,nodev,size={limits.tmp_mb}m,nr_inodes={_tmp_inodes(limits)} /tmp"
+                    ' && exec "$@"')
         return [
+            SHELL, "-c", size_tmp, "box-init",
             SETPRIV,
             f"--reuid={uid}",
             f"--regid={uid}",
@@ -269,7 +283,7 @@ class BwrapSandbox(Sandbox):
         if self._seccomp is not None:
             fds = (filter_fd(self._seccomp),)
             argv += ["--seccomp", str(fds[0])]
-        argv += ["--", *self._box_init(self.uid), "/usr/bin/true"]
+        argv += ["--", *self._box_init(self.uid, RunLimits(wall_s=30)), "/usr/bin/true"]
         try:
             done = subprocess.run(argv, env=build_env(None), capture_output=True, timeout=30, check=False, pass_fds=fds)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -282,6 +296,11 @@ class BwrapSandbox(Sandbox):
             detail = done.stderr.decode(errors="replace").strip()
             self.close()
             raise SandboxError(f"bwrap does not work here ({detail or f'exit {done.returncode}'}): {INSTALL_HINT}")
+
+
+def _tmp_inodes(limits: RunLimits) -> int:
+    """Files the box's /tmp may hold: empty files cost kernel memory that ``size`` does not count."""
+    return max(1024, limits.tmp_mb * 64)
 
 
 def _parent_dirs(dst: str) -> list[str]:

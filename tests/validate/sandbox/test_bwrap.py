@@ -297,3 +297,25 @@ def test_no_new_user_namespaces_inside(sandbox: BwrapSandbox, workdir: Path) -> 
     assert r.stderr.count(b"unshare failed") == 2
     threads = "import threading; t = threading.Thread(target=print, args=('threads work',)); t.start(); t.join()"
     assert run(sandbox, py(threads), workdir).stdout == b"threads work\n"  # clone3 falls back to clone
+
+
+def test_kernel_state_and_other_processes_are_out_of_reach(sandbox: BwrapSandbox, workdir: Path) -> None:
+    code = """
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+for name, nr, args in [("add_key", 248, (b"user", b"k", b"v", 1, -4)), ("keyctl", 250, (0, -4)),
+                       ("ptrace", 101, (16, 1, 0, 0)), ("io_uring_setup", 425, (4, ctypes.create_string_buffer(120))),
+                       ("perf_event_open", 298, (ctypes.create_string_buffer(128), 0, -1, -1, 0)),
+                       ("userfaultfd", 323, (0,)), ("process_vm_readv", 310, (1, 0, 0, 0, 0, 0))]:
+    ok = libc.syscall(nr, *args) >= 0
+    print(name, "ALLOWED" if ok else errno.errorcode[ctypes.get_errno()])
+for table in ("/proc/key-users", "/proc/keys"):
+    try:
+        print(table, "READ", open(table).read()[:40])
+    except OSError as exc:
+        print(table, "hidden", type(exc).__name__)
+"""
+    r = run(sandbox, py(code), workdir)
+    assert r.exit_code == 0, r.stderr
+    assert b"ALLOWED" not in r.stdout and r.stdout.count(b"EPERM") == 7, r.stdout
+    assert b"READ" not in r.stdout and r.stdout.count(b"hidden") == 2, r.stdout

@@ -1,4 +1,4 @@
-"""The no-user-namespace seccomp program is well formed for the architectures we know."""
+"""The box seccomp program is well formed for the architectures we know."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import struct
 
 import pytest
 
-from linteval_ray.validate.sandbox.seccomp import no_userns_filter
+from linteval_ray.validate.sandbox.seccomp import box_filter
 
 
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
 def test_jumps_stay_inside_the_program_and_it_ends_in_returns(machine: str) -> None:
-    program = no_userns_filter(machine)
+    program = box_filter(machine)
     assert program is not None
     insns = [struct.unpack("=HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
     for index, (code, jt, jf, _) in enumerate(insns):
@@ -21,4 +21,4 @@ def test_jumps_stay_inside_the_program_and_it_ends_in_returns(machine: str) -> N
 
 
 def test_unknown_architecture_has_no_filter() -> None:
-    assert no_userns_filter("sparc64") is None
+    assert box_filter("sparc64") is None
