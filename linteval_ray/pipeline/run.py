@@ -163,13 +163,9 @@ def _finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction:
     manifest.finished_at = manifests.now()
     manifest.counts = {"rows": reduction.rows, "duplicates_dropped": reduction.duplicates,
                        **reduction.metrics.statuses}
-<<<<<<< HEAD
     manifest.cache = cache_counts(folder)
-    manifests.write_manifest(folder, manifest)
-=======
     manifest.out_of_service = out_of_service_workers(reduction.results)
-    manifests.write_manifest(manifest, config.storage)
->>>>>>> box
+    manifests.write_manifest(folder, manifest)
 
 
 def _init_ray(config: RunConfig) -> None:

@@ -58,7 +58,6 @@ class Manifest(BaseModel):
     finished_at: str | None = None
     attempts: int = 1
     counts: dict[str, int] = Field(default_factory=dict)
-<<<<<<< HEAD
     cache: dict[str, dict[str, int]] = Field(
         default_factory=dict,
         description="content-cache counters per key kind (tool = testlib tool compiles, tests, reference "
@@ -66,10 +65,8 @@ class Manifest(BaseModel):
         "summed over every validation actor",
     )
     warnings: list[str] = Field(default_factory=list, description="checks before generation (the LoRA probe)")
-=======
     out_of_service: dict[str, str] = Field(
         default_factory=dict, description="worker -> why its canary took it out of service (its rows are infra_error)")
->>>>>>> box
 
 
 def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_id: str) -> str:

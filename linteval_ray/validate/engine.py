@@ -56,18 +56,11 @@ class Validator:
         self.sandbox = make_sandbox(config.sandbox, allow_unsafe=config.allow_unsafe_sandbox,
                                     toolchain=self.toolchain)
         self.linters = Linters(self.toolchain, profile=load_profile(config.lint_profile), jobs=jobs,
-<<<<<<< HEAD
                                timeout_s=config.limits.lint_timeout_s, cpu_s=config.limits.lint_cpu_s,
                                memory_mb=config.limits.lint_memory_mb, sandbox=self.sandbox)
         self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", store)
-        self._scratch = Path(tempfile.mkdtemp(prefix="linteval-work-"))
-=======
-                               timeout_s=config.limits.lint_timeout_s, sandbox=self.sandbox)
-        options = storage_options(config.cache_url, storage) if config.cache_url else None
-        self.cache = ContentCache(config.cache_url, default_cache_dir() / "cache", options)
         self._scratch_root = ScratchRoot()
         self._scratch = self._scratch_root.path
->>>>>>> box
         self.judge = JudgeContext(sandbox=self.sandbox, toolchain=self.toolchain, cache=self.cache,
                                   scratch=self._scratch, limits=config.limits, jobs=jobs,
                                   python=config.python)
@@ -92,9 +85,6 @@ class Validator:
     # -- batches ---------------------------------------------------------------------------------
 
     def evaluate_batch(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
-<<<<<<< HEAD
-        """Result rows for pipeline rows (``record_json`` + the generation columns), in order."""
-=======
         """Result rows for pipeline rows (``record_json`` + the generation columns), in order;
         all ``infra_error`` once a canary got a wrong verdict on this worker (canary.py)."""
         self._check_canaries()
@@ -114,19 +104,17 @@ class Validator:
         w = _Work.start(row, self)
         if w.result.status == Status.EVALUATED:
             w.fail(Status.INFRA_ERROR, f"{OUT_OF_SERVICE}{self.out_of_service}")
-        w.finish(self, 0.0)
+        w.finish(self)
         return w.result
 
     def _evaluate(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
-        started = time.monotonic()
->>>>>>> box
         work = [_Work.start(row, self) for row in rows]
         _guarded(work, lambda: self._lint([w for w in work if w.record is not None]))
         for w in work:
             if w.judgeable:
                 _guarded([w], functools.partial(self._judge, w))
         for w in work:
-            w.finish()
+            w.finish(self)
         return [w.result for w in work]
 
     def evaluate(self, record: LintEvalRecord, generation: dict[str, Any], draw: int = 0) -> ResultRow:
@@ -306,7 +294,7 @@ class _Work:
             self.result.verdict = Verdict.INFRA_ERROR
             self.result.validation_error = _cap(f"infra_error: {error}")
 
-    def finish(self) -> None:
+    def finish(self, validator: Validator) -> None:
         r = self.result
         r.original_messages = self.original_messages or []
         r.revised_messages = self.revised_messages or []
@@ -316,17 +304,12 @@ class _Work:
                 and self.original_messages is not None and self.revised_messages is not None):
             r.metrics = sample_metrics(self.parsed.code, self.revised_code, self.original_messages,
                                        self.revised_messages, paper_category)
-<<<<<<< HEAD
         t = self.timings  # the row's own seconds, not a share of the batch's wall time
         t.total_s = t.lint_s + t.prepare_s + t.compile_s + t.tests_s
         r.timings = t
-=======
-        self.timings.total_s = max(wall_s, self.timings.lint_s + self.timings.compile_s + self.timings.tests_s)
-        r.timings = self.timings
         # Last, so every path that put program text here is covered.
         r.error = _cap(_sanitized(r.error, validator.host_paths))
         r.validation_error = _cap(_sanitized(r.validation_error, validator.host_paths))
->>>>>>> box
 
 
 def _guarded(work: list[_Work], step: Callable[[], None]) -> None:

@@ -193,15 +193,10 @@ def run_one_test(
         mounts=[program.mount()],
         env=program.env(),
     )
-<<<<<<< HEAD
     record = TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, wall_s=result.wall_s, cpu_s=result.cpu_s,
                         exit_code=result.exit_code, signal=result.signal, peak_rss_mb=result.peak_rss_mb)
-    failure = classify_run(result)
-=======
-    record = TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, wall_s=result.wall_s, cpu_s=result.cpu_s)
     # RLIMIT_CPU has whole seconds; the rusage total also counts every process of the run.
     failure = Verdict.TIME_LIMIT if result.cpu_s > limit_s else classify_run(result)
->>>>>>> box
     if failure is not None:
         record.verdict, record.detail = failure, _stderr_tail(result)
     else:
