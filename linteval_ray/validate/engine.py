@@ -33,7 +33,7 @@ from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.suppressions import neutralize_added_suppressions
 from linteval_ray.validate.metrics import lint_agreement, sample_metrics
 from linteval_ray.validate.sandbox import make_sandbox
-from linteval_ray.validate.sanitize import host_paths, sanitize
+from linteval_ray.validate.sanitize import host_paths, replace_host_paths, sanitize
 from linteval_ray.validate.scratch import ScratchRoot
 
 log = logging.getLogger(__name__)
@@ -310,6 +310,9 @@ class _Work:
         # Last, so every path that put program text here is covered.
         r.error = _cap(_sanitized(r.error, validator.host_paths))
         r.validation_error = _cap(_sanitized(r.validation_error, validator.host_paths))
+        if (failure := r.first_failure) is not None:  # its excerpts are escaped already; paths remain
+            failure.output_excerpt = _host_paths_out(failure.output_excerpt, validator.host_paths)
+            failure.message = _host_paths_out(failure.message, validator.host_paths)
 
 
 def _guarded(work: list[_Work], step: Callable[[], None]) -> None:
@@ -338,6 +341,10 @@ def _text(text: str | None) -> str | None:
 
 def _sanitized(text: str | None, paths: dict[str, str]) -> str | None:
     return None if text is None else sanitize(text, paths)
+
+
+def _host_paths_out(text: str | None, paths: dict[str, str]) -> str | None:
+    return None if text is None else replace_host_paths(text, paths)
 
 
 def _cap(text: str | None) -> str | None:

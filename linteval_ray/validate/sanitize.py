@@ -18,18 +18,30 @@ replaces what could act on a terminal or tell about the host:
 from __future__ import annotations
 
 import os
-import re
 import sys
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
-# C0 controls except \t and \n, DEL, C1 controls, bidi embeddings/overrides/isolates.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Control, format (bidi overrides, zero-width), surrogate, line and paragraph separators.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_KEPT = frozenset("\n\t")
 
 
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+def escape_char(char: str) -> str:
+    """``char`` itself, or a visible escape (``\\x1b``, ``\\u202e``) when it could act on a
+    terminal or hide text; newline and tab are kept."""
+    if char in _KEPT or unicodedata.category(char) not in _UNSAFE_CATEGORIES:
+        return char
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def escape_unsafe(text: str) -> str:
+    """``text`` with every unsafe character escaped (``escape_char``)."""
+    return "".join(map(escape_char, text))
 
 
 def default_host_paths() -> dict[str, str]:
@@ -51,11 +63,16 @@ def host_paths(placeholders: Mapping[str | Path, str]) -> dict[str, str]:
     return paths
 
 
-def sanitize(text: str, paths: Mapping[str, str] | None = None) -> str:
-    """``text`` with host paths replaced (longest first, so a path inside another is not
-    half replaced) and unsafe characters escaped. ``paths``: host path -> placeholder,
-    e.g. from ``host_paths``; default ``default_host_paths()``."""
+def replace_host_paths(text: str, paths: Mapping[str, str] | None = None) -> str:
+    """``text`` with host paths replaced, longest first (a path inside another is not half
+    replaced). ``paths``: host path -> placeholder, e.g. from ``host_paths``; default
+    ``default_host_paths()``."""
     mapping = default_host_paths() if paths is None else paths
     for path in sorted((p for p in mapping if len(p) > 1), key=len, reverse=True):
         text = text.replace(path, mapping[path])
-    return _UNSAFE.sub(_escape, text)
+    return text
+
+
+def sanitize(text: str, paths: Mapping[str, str] | None = None) -> str:
+    """``text`` with host paths replaced and unsafe characters escaped."""
+    return escape_unsafe(replace_host_paths(text, paths))

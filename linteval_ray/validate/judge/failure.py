@@ -14,11 +14,11 @@ site's job, not this module's.
 from __future__ import annotations
 
 import signal
-import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linteval_ray.schema.result import EXCERPT_CAP, FirstFailure, Verdict
+from linteval_ray.validate.sanitize import escape_char
 
 if TYPE_CHECKING:
     from linteval_ray.validate.judge.problem import PreparedProblem
@@ -26,9 +26,6 @@ if TYPE_CHECKING:
 
 # Enough bytes for EXCERPT_CAP characters whatever the UTF-8 (at most 4 bytes each).
 HEAD_BYTES = 4 * EXCERPT_CAP + 3
-# Control, format (bidi overrides, zero-width), surrogate, line and paragraph separators.
-_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-_KEPT = frozenset("\n\t")
 
 
 def safe_text(text: str, cap: int = EXCERPT_CAP) -> tuple[str, bool]:
@@ -59,18 +56,14 @@ def file_excerpt(path: Path) -> tuple[str, bool]:
 
 
 def _escaped(char: str) -> str:
-    if char in _KEPT:
-        return char
+    """``escape_char``, plus the two rules that make an excerpt unambiguous: a backslash is
+    doubled and a byte that is not UTF-8 (surrogateescape) shows as ``\\xNN``."""
     if char == "\\":
         return "\\\\"
     code = ord(char)
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (surrogateescape)
+    if 0xDC80 <= code <= 0xDCFF:
         return f"\\x{code - 0xDC00:02x}"
-    if unicodedata.category(char) not in _UNSAFE_CATEGORIES:
-        return char
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return escape_char(char)
 
 
 def ended(verdict: Verdict | None, exit_code: int | None, sig: int | None) -> str:
