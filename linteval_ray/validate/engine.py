@@ -312,7 +312,7 @@ class _Work:
         r.validation_error = _cap(_sanitized(r.validation_error, validator.host_paths))
         if (failure := r.first_failure) is not None:  # its excerpts are escaped already; paths remain
             failure.output_excerpt = _host_paths_out(failure.output_excerpt, validator.host_paths)
-            failure.message = _host_paths_out(failure.message, validator.host_paths)
+            failure.message = replace_host_paths(failure.message, validator.host_paths)
 
 
 def _guarded(work: list[_Work], step: Callable[[], None]) -> None:
