@@ -10,6 +10,7 @@ from linteval_ray.config import HealthConfig
 from linteval_ray.reduce.health import generation_health
 from linteval_ray.reduce.metrics import compute
 from linteval_ray.schema import ResultRow, Status, Verdict
+from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import write_rows
 
 
@@ -68,7 +69,7 @@ def test_rates_at_or_below_the_thresholds_raise_nothing() -> None:
 
 def test_strict_fails_the_reduction_of_an_unhealthy_run(tmp_path: Path, capsys: object) -> None:
     output = str(tmp_path / "run")
-    write_rows(output, [*healthy_rows(3), _row("cut", finish="length", tokens=64, failure="no_code_block")], None)
+    write_rows(RunFolder.open(output), [*healthy_rows(3), _row("cut", finish="length", tokens=64, failure="no_code_block")])
 
     assert main(["reduce", output]) == 0
     assert main(["reduce", output, "--strict"]) == 1
