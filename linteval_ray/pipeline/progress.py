@@ -24,9 +24,10 @@ def _duration(seconds: float) -> str:
 
 
 class Progress:
-    """Counts validated rows by status; logs a line every ``every_s`` seconds and at the end."""
+    """Counts validated rows by status; logs a line every ``every_s`` seconds and at the end.
+    ``total`` None: a stream whose length is known only at its end (no ETA then)."""
 
-    def __init__(self, total: int, already_done: int = 0, every_s: float = 10.0):
+    def __init__(self, total: int | None, already_done: int = 0, every_s: float = 10.0):
         self.total = total
         self.already_done = already_done
         self.done = 0
@@ -48,12 +49,16 @@ class Progress:
     def line(self) -> str:
         elapsed = max(time.monotonic() - self._start, 1e-9)
         rate = self.done / elapsed
-        eta = (self.total - self.done) / rate if rate > 0 else float("inf")
-        eta_text = _duration(eta) if eta != float("inf") else "?"
         # Rows that were not evaluated are named by status: they are what to look into.
         others = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items()) if k != Status.EVALUATED)
+        if self.total is None:
+            where = f"validated {self.done} rows ({rate:.2f}/s)"
+        else:
+            eta = (self.total - self.done) / rate if rate > 0 else float("inf")
+            eta_text = _duration(eta) if eta != float("inf") else "?"
+            where = f"validated {self.done}/{self.total} rows ({rate:.2f}/s, ETA {eta_text})"
         return (
-            f"validated {self.done}/{self.total} rows ({rate:.2f}/s, ETA {eta_text}); "
+            f"{where}; "
             f"passed {self.passed}" + (f"; {others}" if others else "")
             + (f"; {self.already_done} done before resume" if self.already_done else "")
         )

@@ -1,0 +1,139 @@
+"""The split as a Ray Data stream: a datasource that reads it over the pyarrow filesystem and
+checks every row where it is read, and the ``admit`` stage that drops rows an earlier attempt
+wrote and writes the ``invalid_input`` rows. Only ids and counts reach the driver.
+
+One read task per file reads it in order (a JSONL line or Parquet row at a time, pyarrow
+decompressing by extension), so the per-row checker sees rows in file order as in-process
+loading does: the same filters, the same duplicate rule, the same ``limit``, the same named
+errors. It yields blocks of input rows, draws expanded, ``block_rows`` rows each — the
+validation pool's batch, so blocks spread over its actors. A malformed row rides along as
+rows with a ``load_error`` until ``admit`` turns them into result rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from ray.data.datasource import FileBasedDatasource
+
+from linteval_ray.config import DatasetConfig, RunConfig, StorageConfig
+from linteval_ray.load.loader import InvalidRow, checked_rows
+from linteval_ray.load.readers import Format, detect_format, jsonl_rows, parquet_rows
+from linteval_ray.pipeline.inputs import input_rows, invalid_input_rows
+from linteval_ray.pipeline.stage import BatchStage
+from linteval_ray.schema import ResultRow, Status
+from linteval_ray.schema.rows import INPUT_COLUMNS
+from linteval_ray.store import pyarrow_filesystem, scheme_of
+from linteval_ray.store.shards import write_rows
+
+if TYPE_CHECKING:
+    import ray
+    import ray.data
+
+LOAD_ERROR = "load_error"
+READ_NUM_CPUS = 0.5  # parsing and validating rows, one file at a time
+ADMIT_NUM_CPUS = 0.1  # a set lookup per row, one small shard per batch with invalid rows
+LOCAL_SCHEMES = ("", "file", "local")
+
+
+@cache
+def stream_schema() -> pa.Schema:
+    """The datasource's columns: the input row's, and why the row failed to load (else null)."""
+    fields = [pa.field(c, pa.int64() if c == "draw" else pa.string()) for c in INPUT_COLUMNS]
+    return pa.schema([*fields, pa.field(LOAD_ERROR, pa.string())])
+
+
+class InputDatasource(FileBasedDatasource):
+    """A LintEval split (JSONL or Parquet, optionally compressed) as checked input rows."""
+
+    def __init__(self, url: str, dataset: DatasetConfig, draws: int, block_rows: int,
+                 storage: StorageConfig | None) -> None:
+        fs, path = pyarrow_filesystem(url, storage)
+        # local://: Ray runs the read on the driver's node (a local file need not exist on the others).
+        super().__init__(f"local://{path}" if scheme_of(url) in LOCAL_SCHEMES else path, filesystem=fs)
+        self._url = url
+        self._format: Format = detect_format(url)
+        self._dataset = dataset
+        self._draws = draws
+        self._block_rows = max(1, block_rows)
+
+    def _open_input_source(self, filesystem: Any, path: str, **open_args: Any) -> pa.NativeFile:
+        if self._format == "parquet":  # Parquet needs random access (its footer first)
+            return filesystem.open_input_file(path)
+        return super()._open_input_source(filesystem, path, **open_args)
+
+    def _read_stream(self, f: pa.NativeFile, path: str) -> Iterator[pa.Table]:
+        rows = jsonl_rows(self._url, f) if self._format == "jsonl" else parquet_rows(self._url, f)
+        block: list[dict[str, Any]] = []
+        for checked in checked_rows(rows, self._dataset):
+            block += self._rows_of(checked)
+            if len(block) >= self._block_rows:
+                yield pa.Table.from_pylist(block, schema=stream_schema())
+                block = []
+        if block:
+            yield pa.Table.from_pylist(block, schema=stream_schema())
+
+    def _rows_of(self, checked: Any) -> list[dict[str, Any]]:
+        if isinstance(checked, InvalidRow):
+            return [{"row_id": row.row_id, "sample_id": row.sample_id, "draw": row.draw,
+                     LOAD_ERROR: str(checked.error)} for row in invalid_input_rows(
+                         checked.sample_id, self._draws, str(checked.error))]
+        return [{**row, LOAD_ERROR: None} for row in input_rows(checked, self._draws)]
+
+
+def read_inputs(config: RunConfig, url: str) -> ray.data.Dataset:
+    """The configured split as a stream of checked rows (Ray must be up)."""
+    import ray.data
+
+    source = InputDatasource(url, config.dataset, config.generation.n, config.validation.pool.batch_size,
+                             config.storage)
+    # One block per file: Ray would otherwise split the read's blocks to reach its target count,
+    # and the blocks are already sized as the validation pool's batches.
+    ds: ray.data.Dataset = ray.data.read_datasource(source, num_cpus=READ_NUM_CPUS, override_num_blocks=1)
+    return ds
+
+
+def admit_batch(batch: pa.Table, done: ray.ObjectRef[pa.Array] | None, output: str,
+                storage: StorageConfig | None) -> pa.Table:
+    """The batch's input rows that are still to do; its not yet written invalid rows are
+    written now (as one atomic shard: they need no evaluation)."""
+    if done is not None:
+        batch = batch.filter(pc.invert(pc.is_in(batch.column("row_id"), value_set=_done_ids(done))))
+    failed = pc.is_valid(batch.column(LOAD_ERROR))
+    invalid = batch.filter(failed)
+    if invalid.num_rows:
+        write_rows(output, [ResultRow(sample_id=r["sample_id"], draw=r["draw"], row_id=r["row_id"],
+                                      status=Status.INVALID_INPUT, error=r[LOAD_ERROR])
+                            for r in invalid.to_pylist()], storage)
+    return batch.filter(pc.invert(failed)).select(list(INPUT_COLUMNS))
+
+
+_DONE: dict[str, pa.Array] = {}  # per worker process: the broadcast done ids of the current run
+
+
+def _done_ids(done: ray.ObjectRef[pa.Array]) -> pa.Array:
+    import ray
+
+    key = done.hex()
+    if key not in _DONE:
+        _DONE.clear()
+        _DONE[key] = ray.get(done)
+    return _DONE[key]
+
+
+def admit_stage(config: RunConfig, output: str, done: ray.ObjectRef[pa.Array] | None) -> BatchStage:
+    """Drops rows an earlier attempt of this run wrote (``done``: their ids, broadcast through
+    the object store) and writes the invalid-input rows; passes on the input rows to do."""
+    return BatchStage(
+        name="admit",
+        fn=admit_batch,
+        fn_kwargs={"done": done, "output": output, "storage": config.storage},
+        # batch_size=None keeps the read's blocks (one validation batch each).
+        map_batches_kwargs={"batch_format": "pyarrow", "batch_size": None, "num_cpus": ADMIT_NUM_CPUS},
+        required_columns=("row_id", "sample_id", "draw", LOAD_ERROR),
+        output_schema=pa.schema([stream_schema().field(c) for c in INPUT_COLUMNS]),
+    )
