@@ -88,7 +88,7 @@ def run(config: RunConfig) -> RunOutcome:
     from linteval_ray.pipeline.source import admit_stage, read_inputs  # imports Ray Data
 
     done = done_row_ids(output, config.storage)
-    log.info("%d rows already done by earlier attempts; streaming %s (%d draws per sample)",
+    log.info("rows: %d already done by earlier attempts; streaming %s (%d draws per sample)",
              len(done), url, config.generation.n)
     stages = [admit_stage(config, output, _broadcast(done)), generation.stage(),
               validation_stage(config, generation.prompt_version), store_stage(config, output)]

@@ -35,9 +35,11 @@ if TYPE_CHECKING:
     import ray.data
 
 LOAD_ERROR = "load_error"
+READ_BLOCK_BYTES = 4 << 20  # blocks the read passes on (Ray's default merges up to 128 MiB)
 READ_NUM_CPUS = 0.5  # parsing and validating rows, one file at a time
 ADMIT_NUM_CPUS = 0.1  # a set lookup per row, one small shard per batch with invalid rows
 LOCAL_SCHEMES = ("", "file", "local")
+NODE_ID_LABEL = "ray.io/node-id"  # every Ray node carries it
 
 
 @cache
@@ -53,8 +55,7 @@ class InputDatasource(FileBasedDatasource):
     def __init__(self, url: str, dataset: DatasetConfig, draws: int, block_rows: int,
                  storage: StorageConfig | None) -> None:
         fs, path = pyarrow_filesystem(url, storage)
-        # local://: Ray runs the read on the driver's node (a local file need not exist on the others).
-        super().__init__(f"local://{path}" if scheme_of(url) in LOCAL_SCHEMES else path, filesystem=fs)
+        super().__init__(path, filesystem=fs)
         self._url = url
         self._format: Format = detect_format(url)
         self._dataset = dataset
@@ -91,10 +92,22 @@ def read_inputs(config: RunConfig, url: str) -> ray.data.Dataset:
 
     source = InputDatasource(url, config.dataset, config.generation.n, config.validation.pool.batch_size,
                              config.storage)
-    # One block per file: Ray would otherwise split the read's blocks to reach its target count,
-    # and the blocks are already sized as the validation pool's batches.
-    ds: ray.data.Dataset = ray.data.read_datasource(source, num_cpus=READ_NUM_CPUS, override_num_blocks=1)
-    return ds
+    # A local file is on the driver's node, not necessarily on the others (Ray's own local://
+    # does the same, and is deprecated).
+    on_driver = {NODE_ID_LABEL: ray.get_runtime_context().get_node_id()} if scheme_of(url) in LOCAL_SCHEMES else None
+    # One read task per file (Ray would otherwise split its blocks to reach a target count).
+    # Ray merges a read task's blocks up to target_max_block_size (128 MiB: a whole split)
+    # before passing them on: a small target here gets the first rows moving at once, and
+    # the streaming repartition cuts them into the validation pool's batches, which spread
+    # over its actors. The dataset keeps the context it was created with.
+    context = ray.data.DataContext.get_current()
+    saved, context.target_max_block_size = context.target_max_block_size, READ_BLOCK_BYTES
+    try:
+        ds: ray.data.Dataset = ray.data.read_datasource(source, num_cpus=READ_NUM_CPUS, override_num_blocks=1,
+                                                        label_selector=on_driver)
+    finally:
+        context.target_max_block_size = saved
+    return ds.repartition(target_num_rows_per_block=max(1, config.validation.pool.batch_size))
 
 
 def admit_batch(batch: pa.Table, done: ray.ObjectRef[pa.Array] | None, output: str,
