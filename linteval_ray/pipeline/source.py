@@ -5,9 +5,9 @@ wrote and writes the ``invalid_input`` rows. Only ids and counts reach the drive
 One read task per file reads it in order (a JSONL line or Parquet row at a time, pyarrow
 decompressing by extension), so the per-row checker sees rows in file order as in-process
 loading does: the same filters, the same duplicate rule, the same ``limit``, the same named
-errors. It yields blocks of input rows, draws expanded, ``block_rows`` rows each — the
-validation pool's batch, so blocks spread over its actors. A malformed row rides along as
-rows with a ``load_error`` until ``admit`` turns them into result rows.
+errors. It yields input rows, draws expanded, which ``read_inputs`` re-cuts into blocks of
+the validation pool's batch, so that they spread over its actors. A malformed row rides
+along as rows with a ``load_error`` until ``admit`` turns them into result rows.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from ray.data.datasource import FileBasedDatasource
 
 from linteval_ray.config import DatasetConfig, RunConfig, StorageConfig
-from linteval_ray.load.loader import InvalidRow, checked_rows
+from linteval_ray.load.loader import Checked, InvalidRow, checked_rows
 from linteval_ray.load.readers import Format, detect_format, jsonl_rows, parquet_rows
 from linteval_ray.pipeline.inputs import input_rows, invalid_input_rows
 from linteval_ray.pipeline.stage import BatchStage
@@ -78,7 +78,7 @@ class InputDatasource(FileBasedDatasource):
         if block:
             yield pa.Table.from_pylist(block, schema=stream_schema())
 
-    def _rows_of(self, checked: Any) -> list[dict[str, Any]]:
+    def _rows_of(self, checked: Checked) -> list[dict[str, Any]]:
         if isinstance(checked, InvalidRow):
             return [{"row_id": row.row_id, "sample_id": row.sample_id, "draw": row.draw,
                      LOAD_ERROR: str(checked.error)} for row in invalid_input_rows(
