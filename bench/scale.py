@@ -245,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="lr-scale-") as tmp:
         work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         cache = Path(args.cache) if args.cache else work / "cache"
         cache.mkdir(parents=True, exist_ok=True)
         if args.warm_up:  # not reported: the bundled rows once, so the originals' lint is cached

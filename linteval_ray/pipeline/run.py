@@ -74,8 +74,8 @@ def resolve_output(config: RunConfig) -> tuple[str, str]:
 def run(config: RunConfig) -> RunOutcome:
     """Evaluate the configured split into its run folder (resuming an earlier attempt)."""
     run_name, output = resolve_output(config)
-    log.info("run %s: dataset %s -> %s", run_name, resolve_source(config.dataset.source), output)
     url = resolve_source(config.dataset.source)
+    log.info("run %s: dataset %s -> %s", run_name, url, output)
     dataset_sha = source_sha256(url, config.storage)  # also: a missing or corrupt source fails here
     toolchain = Toolchain.discover()
     toolchain.manifest()  # probe the driver's tools now, before Ray's threads share this process
