@@ -1,20 +1,27 @@
 """Load LintEval samples (JSONL or Parquet, any storage) into validated records."""
 
 from linteval_ray.load.errors import LoadError, SourceError
-from linteval_ray.load.loader import LoadResult, load_split, validate_row
+from linteval_ray.load.loader import Checked, InvalidRow, LoadResult, RowChecker, checked_rows, load_split, validate_row
 from linteval_ray.load.presets import HUB_PRESETS, PRESET_NAMES, bundled_path, resolve_source
-from linteval_ray.load.readers import detect_format, iter_rows
+from linteval_ray.load.readers import detect_format, iter_rows, jsonl_rows, parquet_rows, source_sha256
 
 __all__ = [
     "HUB_PRESETS",
     "PRESET_NAMES",
+    "Checked",
+    "InvalidRow",
     "LoadError",
     "LoadResult",
+    "RowChecker",
     "SourceError",
     "bundled_path",
+    "checked_rows",
     "detect_format",
     "iter_rows",
+    "jsonl_rows",
     "load_split",
+    "parquet_rows",
     "resolve_source",
+    "source_sha256",
     "validate_row",
 ]

@@ -8,8 +8,9 @@ stops the others from loading. Only a source that cannot be read at all raises
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import closing
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -37,30 +38,87 @@ def load_split(
     *,
     retry: RetryPolicy = DEFAULT_RETRY,
 ) -> LoadResult:
-    """Read ``source`` (a preset name or a JSONL/Parquet URL) into validated records.
+    """Read ``source`` (a preset name or a JSONL/Parquet URL) into validated records, in this
+    process (``validate``, ``calibrate``, the report's originals; ``run`` streams with Ray Data).
 
-    From ``options`` only the filters are used (``limit``, ``languages``,
-    ``sample_ids``, ``problem_ids``); rows outside them are skipped silently and
-    ``limit`` counts kept records. A repeated sample_id is an error on the later row.
+    Rows go through :class:`RowChecker`, as they do in ``run``'s stream.
     """
-    options = options or DatasetConfig()
     url = resolve_source(source)
     result = LoadResult(source=url)
-    wanted = _RowFilter(options)
-    first_row_of: dict[str, int] = {}
     with closing(iter_rows(url, storage, retry=retry)) as rows:
-        for row_number, outcome in _selected(rows, wanted):
-            if options.limit is not None and len(result.records) >= options.limit:
-                break
-            checked = validate_row(row_number, outcome) if isinstance(outcome, dict) else outcome
-            if isinstance(checked, LintEvalRecord):
-                checked = _claim_sample_id(row_number, checked, first_row_of)
-            if isinstance(checked, LoadError):
-                result.errors.append(checked)
+        for checked in checked_rows(rows, options or DatasetConfig()):
+            if isinstance(checked, InvalidRow):
+                result.errors.append(checked.error)
             else:
                 result.records.append(checked)
     logger.info("loaded %d records from %s (%d bad rows)", len(result.records), url, len(result.errors))
     return result
+
+
+@dataclass(frozen=True)
+class InvalidRow:
+    """A row that failed to load, and the sample id its ``invalid_input`` result rows carry."""
+
+    error: LoadError
+    sample_id: str
+
+
+Checked = LintEvalRecord | InvalidRow
+
+
+def checked_rows(rows: Iterable[Row], options: DatasetConfig) -> Iterator[Checked]:
+    """The rows of one source in file order, each checked by one :class:`RowChecker`."""
+    checker = RowChecker(options)
+    for row_number, outcome in rows:
+        if checker.full:
+            return
+        checked = checker.check(row_number, outcome)
+        if checked is not None:
+            yield checked
+
+
+class RowChecker:
+    """The per-row work of loading, in file order, with the state it needs (O(ids), no bodies):
+    the dataset filters (checked on raw values, so excluded rows are never validated), the
+    validation against ``LintEvalRecord``, the claim of sample ids and the ``limit``.
+
+    The first row that names a sample id, valid or not, keeps it: a later valid row with the
+    same id is a ``duplicate sample_id`` error, and a later invalid one gets ``<id>#row-N``.
+    (Decided as rows arrive, so a stream never has to look ahead.)
+    """
+
+    def __init__(self, options: DatasetConfig) -> None:
+        self._wanted = _RowFilter(options)
+        self._limit = options.limit
+        self._kept = 0
+        self._first_row_of: dict[str, int] = {}
+
+    @property
+    def full(self) -> bool:
+        """``limit`` records are kept: the rest of the source need not be read."""
+        return self._limit is not None and self._kept >= self._limit
+
+    def check(self, row_number: int, outcome: dict[str, Any] | LoadError) -> Checked | None:
+        """The row as a record or an invalid row; None when the filters exclude it."""
+        # Unparsable rows cannot be matched against filters, so they are always reported.
+        if isinstance(outcome, dict) and not self._wanted.keeps(outcome):
+            return None
+        checked = validate_row(row_number, outcome) if isinstance(outcome, dict) else outcome
+        if isinstance(checked, LintEvalRecord):
+            first = self._first_row_of.setdefault(checked.sample_id, row_number)
+            if first == row_number:
+                self._kept += 1
+                return checked
+            checked = LoadError(row_number=row_number, sample_id=checked.sample_id, field="sample_id",
+                                message=f"duplicate sample_id (first seen at row {first})")
+        return InvalidRow(error=checked, sample_id=self._claim_for_invalid(checked))
+
+    def _claim_for_invalid(self, error: LoadError) -> str:
+        sample_id = error.sample_id or f"#row-{error.row_number}"
+        if self._first_row_of.setdefault(sample_id, error.row_number) != error.row_number:
+            sample_id = f"{sample_id}#row-{error.row_number}"
+            self._first_row_of[sample_id] = error.row_number
+        return sample_id
 
 
 def validate_row(row_number: int, raw: dict[str, Any]) -> LintEvalRecord | LoadError:
@@ -89,27 +147,6 @@ class _RowFilter:
 
 def _allowed(value: Any, allowed: set[str] | None) -> bool:
     return allowed is None or (isinstance(value, str) and value in allowed)
-
-
-def _selected(rows: Iterator[Row], wanted: _RowFilter) -> Iterator[Row]:
-    # Unparsable rows cannot be matched against filters, so they are always reported.
-    for row_number, outcome in rows:
-        if isinstance(outcome, LoadError) or wanted.keeps(outcome):
-            yield row_number, outcome
-
-
-def _claim_sample_id(
-    row_number: int, record: LintEvalRecord, first_row_of: dict[str, int]
-) -> LintEvalRecord | LoadError:
-    first = first_row_of.setdefault(record.sample_id, row_number)
-    if first == row_number:
-        return record
-    return LoadError(
-        row_number=row_number,
-        sample_id=record.sample_id,
-        field="sample_id",
-        message=f"duplicate sample_id (first seen at row {first})",
-    )
 
 
 def _row_error(row_number: int, raw: dict[str, Any], exc: ValidationError) -> LoadError:

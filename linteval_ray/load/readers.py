@@ -7,6 +7,7 @@ path for local, s3://, gs:// and hf://, and pyarrow decompresses .gz, .bz2, .zst
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from collections.abc import Callable, Generator, Iterator
@@ -65,30 +66,40 @@ def iter_rows(
 
 
 def _iter_jsonl(url: str, fs: pafs.FileSystem, path: str) -> Iterator[Row]:
-    # Line by line: a 200 MB file never sits in memory as text next to its records.
     with _opened(url, lambda: fs.open_input_stream(path, compression="detect")) as raw:
-        lines = io.BufferedReader(raw, _READ_BUFFER)
-        row_number = 0
-        while True:
-            line = _read_line(url, lines, row_number)
-            if not line:
-                return
-            row_number += 1
-            if line.strip():
-                yield row_number, _parse_json_object(row_number, line)
+        yield from jsonl_rows(url, raw)
 
 
 def _iter_parquet(url: str, fs: pafs.FileSystem, path: str) -> Iterator[Row]:
     with _opened(url, lambda: fs.open_input_file(path)) as raw:
-        try:
-            parquet = pq.ParquetFile(raw)
-        except Exception as exc:  # pyarrow raises ArrowInvalid and friends
-            raise SourceError(f"cannot read {url} as Parquet: {exc}") from exc
-        row_number = 0
-        for batch in _batches(url, parquet):
-            for row in batch.to_pylist():
-                row_number += 1
-                yield row_number, row
+        yield from parquet_rows(url, raw)
+
+
+def jsonl_rows(url: str, raw: pa.NativeFile) -> Iterator[Row]:
+    """The rows of an opened (decompressing) JSONL stream, numbered by line."""
+    # Line by line: a 200 MB file never sits in memory as text next to its records.
+    lines = io.BufferedReader(raw, _READ_BUFFER)
+    row_number = 0
+    while True:
+        line = _read_line(url, lines, row_number)
+        if not line:
+            return
+        row_number += 1
+        if line.strip():
+            yield row_number, _parse_json_object(row_number, line)
+
+
+def parquet_rows(url: str, raw: pa.NativeFile) -> Iterator[Row]:
+    """The rows of an opened (random-access) Parquet file, numbered from 1."""
+    try:
+        parquet = pq.ParquetFile(raw)
+    except Exception as exc:  # pyarrow raises ArrowInvalid and friends
+        raise SourceError(f"cannot read {url} as Parquet: {exc}") from exc
+    row_number = 0
+    for batch in _batches(url, parquet):
+        for row in batch.to_pylist():
+            row_number += 1
+            yield row_number, row
 
 
 def _batches(url: str, parquet: pq.ParquetFile) -> Iterator[pa.RecordBatch]:
@@ -134,3 +145,26 @@ def _parse_json_object(row_number: int, line: bytes) -> dict[str, Any] | LoadErr
 def _json_type(value: Any) -> str:
     names = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
     return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def source_sha256(url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY) -> str:
+    """sha256 of the split's content, streamed in chunks (never held whole): JSONL after
+    decompression (the same rows gzipped or not hash alike), Parquet as stored. Opening and
+    reading the whole source here also makes a missing or corrupt source fail before any work."""
+    fmt = detect_format(url)
+    try:
+        fs, path = ObjectStore(storage=storage, retry=retry).pyarrow_filesystem(url)
+    except StorageError as exc:
+        raise SourceError(str(exc)) from exc
+    digest = hashlib.sha256()
+    opener = (lambda: fs.open_input_stream(path, compression="detect")) if fmt == "jsonl" else (
+        lambda: fs.open_input_stream(path, compression=None))
+    with _opened(url, opener) as raw:
+        while True:
+            try:
+                chunk = raw.read(_READ_BUFFER)
+            except Exception as exc:
+                raise SourceError(f"reading {url} failed: {type(exc).__name__}: {exc}") from exc
+            if not chunk:
+                return digest.hexdigest()
+            digest.update(chunk)

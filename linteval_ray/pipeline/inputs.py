@@ -1,75 +1,58 @@
-"""The prologue of every evaluation: load the split, one input row per sample and draw, and a
-result row for every input row that failed to load (``run`` and ``validate`` share it)."""
+"""The rows an evaluation starts from: one input row per (sample, draw) of every valid record,
+and an ``invalid_input`` result row per (malformed row, draw), so nothing is silently lost.
+
+``run`` makes them in Ray Data's stream (``pipeline/source.py``); ``validate`` makes them here,
+in this process (``load_local_inputs``). Both go through the same per-row checker
+(``linteval_ray.load.RowChecker``) and the same two functions below.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
 from linteval_ray.config import RunConfig
-from linteval_ray.load.errors import LoadError
-from linteval_ray.load.loader import LoadResult, load_split
+from linteval_ray.load.loader import InvalidRow, checked_rows
 from linteval_ray.load.presets import resolve_source
+from linteval_ray.load.readers import iter_rows
 from linteval_ray.schema import LintEvalRecord, ResultRow, Status
 from linteval_ray.schema.rows import InputRow
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Inputs:
-    """What an evaluation starts from."""
+def input_rows(record: LintEvalRecord, draws: int) -> list[dict[str, Any]]:
+    """The input rows (``InputRow`` columns) of one valid record, one per draw."""
+    record_json = record.model_dump_json()
+    return [InputRow.of(record, draw, record_json).model_dump() for draw in range(draws)]
 
-    loaded: LoadResult
+
+def invalid_input_rows(sample_id: str, draws: int, error: str) -> list[ResultRow]:
+    """The ``invalid_input`` result rows of one row that failed to load, one per draw."""
+    return [ResultRow(sample_id=sample_id, draw=draw, row_id=ResultRow.make_row_id(sample_id, draw),
+                      status=Status.INVALID_INPUT, error=error) for draw in range(draws)]
+
+
+@dataclass(frozen=True)
+class LocalInputs:
+    """The inputs of an in-process evaluation (a few samples: here bodies may sit in memory)."""
+
     rows: list[dict[str, Any]]  # InputRow columns, one row per (sample, draw)
     invalid: list[ResultRow]  # one per (malformed input row, draw)
 
 
-def load_inputs(config: RunConfig) -> Inputs:
-    """Load and validate the configured split, so every malformed row gets a named error."""
-    loaded = load_split(resolve_source(config.dataset.source), config.dataset, config.storage)
-    for error in loaded.errors:
-        log.warning("input row skipped: %s", error)
+def load_local_inputs(config: RunConfig) -> LocalInputs:
+    """Read and check the configured split in this process, in file order."""
+    rows: list[dict[str, Any]] = []
+    invalid: list[ResultRow] = []
     draws = config.generation.n
-    return Inputs(loaded=loaded, rows=input_rows(loaded.records, draws),
-                  invalid=invalid_input_rows(loaded.errors, draws, {r.sample_id for r in loaded.records}))
-
-
-def input_rows(records: Iterable[LintEvalRecord], draws: int) -> list[dict[str, Any]]:
-    """One row per (sample, draw), ordered by problem, then language: consecutive rows make a
-    batch, so a problem's samples of every language (and draws) share one validation actor,
-    which builds the problem's tools, tests and reference answers once (README: Storage and the
-    content cache)."""
-    rows = []
-    for record in sorted(records, key=lambda r: (r.problem_id, r.language, r.sample_id)):
-        record_json = record.model_dump_json()
-        rows += [InputRow.of(record, draw, record_json).model_dump() for draw in range(draws)]
-    return rows
-
-
-def invalid_input_rows(
-    errors: Iterable[LoadError], draws: int, taken_ids: set[str]
-) -> list[ResultRow]:
-    """A result row for every input row that failed to load, so nothing is silently lost.
-
-    The row keeps the sample id it claimed unless a valid row already has it (a duplicate),
-    in which case the row number makes its id unique."""
-    rows = []
-    for error in errors:
-        sample_id = error.sample_id or f"#row-{error.row_number}"
-        if sample_id in taken_ids:
-            sample_id = f"{sample_id}#row-{error.row_number}"
-        taken_ids.add(sample_id)
-        for draw in range(draws):
-            rows.append(
-                ResultRow(
-                    sample_id=sample_id,
-                    draw=draw,
-                    row_id=ResultRow.make_row_id(sample_id, draw),
-                    status=Status.INVALID_INPUT,
-                    error=str(error),
-                )
-            )
-    return rows
+    with closing(iter_rows(resolve_source(config.dataset.source), config.storage)) as source:
+        for checked in checked_rows(source, config.dataset):
+            if isinstance(checked, InvalidRow):
+                log.warning("input row skipped: %s", checked.error)
+                invalid += invalid_input_rows(checked.sample_id, draws, str(checked.error))
+            else:
+                rows += input_rows(checked, draws)
+    return LocalInputs(rows=rows, invalid=invalid)

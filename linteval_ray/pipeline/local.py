@@ -1,6 +1,6 @@
 """``linteval-ray validate``: evaluate a few samples in this process, for debugging.
 
-The same inputs (``load_inputs``), the same generation stage and the same engine as
+The same per-row checks and input rows (``load_local_inputs``), the same generation stage and the same engine as
 ``linteval-ray run``, minus Ray: replayed revisions only (the dataset's reference
 revisions or a predictions file).
 """
@@ -12,7 +12,7 @@ import pyarrow as pa
 from linteval_ray.config import RunConfig
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.generate.replay import ReplayBackend
-from linteval_ray.pipeline.inputs import load_inputs
+from linteval_ray.pipeline.inputs import load_local_inputs
 from linteval_ray.schema import ResultRow
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.validate.engine import Validator
@@ -20,7 +20,7 @@ from linteval_ray.validate.engine import Validator
 
 def validate_in_process(config: RunConfig) -> list[ResultRow]:
     """Result rows of the configured samples: the invalid input rows first, then the evaluated."""
-    inputs = load_inputs(config)
+    inputs = load_local_inputs(config)
     generation = build_backend(config.generation, config.storage)
     if not isinstance(generation, ReplayBackend):
         raise ValueError("validate replays revisions; use `linteval-ray run` to generate with a model")

@@ -11,6 +11,7 @@ folder records what generated it; a rerun with another model, prompt or sampling
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -23,14 +24,17 @@ from pydantic import BaseModel
 from linteval_ray.config import RunConfig
 from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.registry import build_backend
-from linteval_ray.pipeline.inputs import load_inputs
+from linteval_ray.load.presets import resolve_source
+from linteval_ray.load.readers import source_sha256
 from linteval_ray.pipeline.run import _init_ray, resolve_output
-from linteval_ray.schema.rows import GENERATION_COLUMNS
+from linteval_ray.schema.rows import GENERATION_COLUMNS, INPUT_COLUMNS
 from linteval_ray.store.folder import PREDICTIONS_RECORD, RunFolder
 from linteval_ray.store.fs import ObjectStore, join
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import ray
+    import ray.data
 
 log = logging.getLogger(__name__)
 
@@ -63,40 +67,61 @@ def generate(config: RunConfig) -> GenerateOutcome:
     _, output = resolve_output(config)
     run = RunFolder.open(output, config.storage)
     folder, store = run.predictions, run.store
-    inputs = load_inputs(config)
+    url = resolve_source(config.dataset.source)
+    dataset_sha = source_sha256(url, config.storage)
     backend = build_backend(config.generation, config.storage)
     _init_ray(config)
     backend.preflight()
-    record = GenerationRecord(fingerprint=_fingerprint(config, inputs.rows), model=backend.model_name(),
+    record = GenerationRecord(fingerprint=_fingerprint(config, dataset_sha), model=backend.model_name(),
                               prompt_version=backend.prompt_version, backend=config.generation.backend,
                               generation=config.generation.model_dump(mode="json", exclude={"health"}))
     _claim_folder(folder, record, store)
 
     done = answered_row_ids(folder, store)
-    todo = [r for r in inputs.rows if r["row_id"] not in done]
-    log.info("%d rows: %d already generated, %d to generate -> %s", len(inputs.rows), len(inputs.rows) - len(todo),
-             len(todo), folder)
-    errors = 0
-    if todo:
-        errors = _generate_rows(backend.stage(), todo, folder, store)
-    return GenerateOutcome(folder=folder, resumed_rows=len(inputs.rows) - len(todo), new_rows=len(todo),
-                           errors=errors)
+    log.info("%d rows already generated; streaming %s -> %s", len(done), url, folder)
+    new_rows, errors = _generate_rows(backend.stage(), _rows_to_generate(config, url, store, done), folder, store)
+    return GenerateOutcome(folder=folder, resumed_rows=len(done), new_rows=new_rows, errors=errors)
 
 
-def _generate_rows(stage: Any, todo: list[dict[str, Any]], folder: str, store: ObjectStore) -> int:
-    """Stream ``todo`` through the generation stage, one atomic Parquet part per batch; the errors."""
+def _rows_to_generate(config: RunConfig, url: str, store: ObjectStore, done: set[str]) -> ray.data.Dataset:
+    """The split's checked input rows (streamed, as ``run`` reads it) without the answered ones
+    and without malformed rows (they have nothing to prompt with; ``run`` records them)."""
+    import pyarrow as pa
+    import ray
+
+    from linteval_ray.pipeline.source import read_inputs
+
+    done_ref = ray.put(pa.array(sorted(done), pa.string()))
+    return read_inputs(config, url, store).map_batches(
+        functools.partial(_unanswered, done=done_ref), batch_format="pyarrow", batch_size=None)
+
+
+def _unanswered(batch: pa.Table, done: ray.ObjectRef[pa.Array]) -> pa.Table:
+    import pyarrow.compute as pc
+
+    from linteval_ray.pipeline.source import LOAD_ERROR, done_ids_of
+
+    answered = pc.is_in(batch.column("row_id"), value_set=done_ids_of(done))
+    keep = pc.and_(pc.is_null(batch.column(LOAD_ERROR)), pc.invert(answered))
+    return batch.filter(keep).select(list(INPUT_COLUMNS))
+
+
+def _generate_rows(stage: Any, rows: ray.data.Dataset, folder: str, store: ObjectStore) -> tuple[int, int]:
+    """Stream ``rows`` through the generation stage, one atomic Parquet part per batch; the rows
+    generated and how many of them failed."""
     import pyarrow.parquet as pq
-    import ray.data
 
-    ds = stage.apply(ray.data.from_items(todo, override_num_blocks=max(1, min(len(todo), 64))))
-    errors = 0
-    for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+    generated = errors = 0
+    for batch in stage.apply(rows).iter_batches(batch_format="pyarrow", batch_size=None):
         table = cast("pa.Table", batch).select(list(PREDICTION_COLUMNS))
+        if not table.num_rows:
+            continue
+        generated += table.num_rows
         errors += table.num_rows - table.column("generation_error").null_count
         buffer = io.BytesIO()
         pq.write_table(table, buffer)
         store.write_atomic(join(folder, f"part-{uuid.uuid4().hex}.parquet"), buffer.getvalue())
-    return errors
+    return generated, errors
 
 
 def answered_row_ids(folder: str, store: ObjectStore) -> set[str]:
@@ -122,7 +147,7 @@ def _claim_folder(folder: str, record: GenerationRecord, store: ObjectStore) -> 
     store.write_atomic(url, record.model_dump_json(indent=2).encode())
 
 
-def _fingerprint(config: RunConfig, rows: list[dict[str, Any]]) -> str:
+def _fingerprint(config: RunConfig, dataset_sha: str) -> str:
     parts = {"generation": config.generation.model_dump(mode="json", exclude={"health"}),
-             "rows": sorted(r["row_id"] for r in rows)}
+             "dataset": config.dataset.model_dump(mode="json", exclude={"source"}), "data": dataset_sha}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]

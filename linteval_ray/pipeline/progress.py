@@ -40,9 +40,10 @@ def _duration(seconds: float) -> str:
 class Progress:
     """Counts validated rows by status; draws a live bar on a terminal (``live``), else logs a
     line every ``every_s`` seconds. Use as a context manager: leaving it ends the bar with a
-    summary line (or logs the final line)."""
+    summary line (or logs the final line). ``total`` None: a stream whose length is not known
+    (no ETA, no share then); a total known only roughly is best given as None."""
 
-    def __init__(self, total: int, already_done: int = 0, every_s: float = 10.0,
+    def __init__(self, total: int | None, already_done: int = 0, every_s: float = 10.0,
                  stream: IO[str] | None = None, live: bool | None = None):
         self.total = total
         self.already_done = already_done
@@ -97,7 +98,12 @@ class Progress:
 
     def _rate_and_eta(self) -> tuple[float, str]:
         rate = self.done / max(time.monotonic() - self._start, 1e-9)
-        return rate, _duration((self.total - self.done) / rate) if rate > 0 else "?"
+        if self.total is None or rate <= 0:
+            return rate, "?"
+        return rate, _duration(max(0, self.total - self.done) / rate)
+
+    def _count(self) -> str:
+        return f"{self.done}/{self.total}" if self.total is not None else str(self.done)
 
     def _others(self) -> str:
         # Rows that were not evaluated are named by status: they are what to look into.
@@ -110,18 +116,22 @@ class Progress:
         """The periodic log line."""
         rate, eta = self._rate_and_eta()
         others = self._others()
-        return (f"validated {self.done}/{self.total} rows ({rate:.2f}/s, ETA {eta}); passed {self.passed}"
+        where = f"({rate:.2f}/s, ETA {eta})" if self.total is not None else f"({rate:.2f}/s)"
+        return (f"validated {self._count()} rows {where}; passed {self.passed}"
                 + (f"; {others}" if others else "") + self._resumed())
 
     def bar(self, width: int) -> str:
         """The live line, at most ``width`` characters."""
         rate, eta = self._rate_and_eta()
         elapsed = _duration(time.monotonic() - self._start)
-        share = self.done / self.total if self.total else 1.0
-        tail = (f" {self.done}/{self.total} rows [{elapsed}<{eta}, {rate:.2f} rows/s] "
+        timing = f"{elapsed}<{eta}" if self.total is not None else elapsed
+        tail = (f" {self._count()} rows [{timing}, {rate:.2f} rows/s] "
                 f"passed {self.passed} · failed {self.failed} · errors {self.errors}")
-        head = f"validate {100 * share:3.0f}%"
         room = width - 1  # never the last column: a wrap would break the redraw
+        if self.total is None:  # no share to draw: the counts alone
+            return ("validate" + tail)[: max(0, room)]
+        share = self.done / self.total if self.total else 1.0
+        head = f"validate {100 * share:3.0f}%"
         cells = min(30, room - len(head) - len(tail) - 2)
         text = f"{head}|{_bar_cells(share, cells, self._blocks)}|{tail}" if cells >= 5 else head + tail
         return text[: max(0, room)]
@@ -130,7 +140,7 @@ class Progress:
         """The line left on the terminal when the bar ends."""
         rate = self.done / max(time.monotonic() - self._start, 1e-9)
         others = self._others()
-        return (f"validated {self.done}/{self.total} rows in {_duration(time.monotonic() - self._start)} "
+        return (f"validated {self._count()} rows in {_duration(time.monotonic() - self._start)} "
                 f"({rate:.2f} rows/s): passed {self.passed}, failed {self.failed}, errors {self.errors}"
                 + (f" ({others})" if others else "") + self._resumed())
 

@@ -232,7 +232,7 @@ class _Work:
         try:
             record = record_of(row)
         except Exception as exc:  # noqa: BLE001 - a row must never escape: unreadable -> infra_error row
-            # the driver validated it; a failure here is ours
+            # the stream checked it where it was read; a failure here is ours
             sample_id = row.get("sample_id") or "?"
             return cls(ResultRow(sample_id=sample_id, draw=draw, row_id=ResultRow.make_row_id(sample_id, draw),
                                  status=Status.INFRA_ERROR, error=_cap(f"record unreadable: {exc}")), None, None)

@@ -69,7 +69,8 @@ def test_rates_at_or_below_the_thresholds_raise_nothing() -> None:
 
 def test_strict_fails_the_reduction_of_an_unhealthy_run(tmp_path: Path, capsys: object) -> None:
     output = str(tmp_path / "run")
-    write_rows(RunFolder.open(output), [*healthy_rows(3), _row("cut", finish="length", tokens=64, failure="no_code_block")])
+    rows = [*healthy_rows(3), _row("cut", finish="length", tokens=64, failure="no_code_block")]
+    write_rows(RunFolder.open(output), rows)
 
     assert main(["reduce", output]) == 0
     assert main(["reduce", output, "--strict"]) == 1

@@ -1,0 +1,173 @@
+"""The split as a Ray Data stream: a datasource that reads it over the pyarrow filesystem and
+checks every row where it is read, and the ``admit`` stage that drops rows an earlier attempt
+wrote and writes the ``invalid_input`` rows. Only ids and counts reach the driver.
+
+One read task per file reads it in order (a JSONL line or Parquet row at a time, pyarrow
+decompressing by extension), so the per-row checker sees rows in file order as in-process
+loading does: the same filters, the same duplicate rule, the same ``limit``, the same named
+errors. It yields input rows, draws expanded, which ``read_inputs`` re-cuts into blocks of
+the validation pool's batch, so that they spread over its actors. A malformed row rides
+along as rows with a ``load_error`` until ``admit`` turns them into result rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from ray.data.datasource import FileBasedDatasource
+
+from linteval_ray.config import DatasetConfig, RunConfig
+from linteval_ray.load.loader import Checked, InvalidRow, checked_rows
+from linteval_ray.load.readers import Format, detect_format, jsonl_rows, parquet_rows
+from linteval_ray.pipeline.inputs import input_rows, invalid_input_rows
+from linteval_ray.pipeline.stage import BatchStage
+from linteval_ray.schema import ResultRow, Status
+from linteval_ray.schema.rows import INPUT_COLUMNS
+from linteval_ray.store.folder import RunFolder
+from linteval_ray.store.fs import ObjectStore, scheme_of
+from linteval_ray.store.shards import write_rows
+
+if TYPE_CHECKING:
+    import ray
+    import ray.data
+
+LOAD_ERROR = "load_error"
+READ_BLOCK_BYTES = 4 << 20  # blocks the read passes on (Ray's default merges up to 128 MiB)
+READ_NUM_CPUS = 0.5  # parsing and validating rows, one file at a time
+ADMIT_NUM_CPUS = 0.1  # a set lookup per row, one small shard per batch with invalid rows
+LOCAL_SCHEMES = ("", "file", "local")
+NODE_ID_LABEL = "ray.io/node-id"  # every Ray node carries it
+GROUP_WINDOW_BLOCKS = 64  # rows are ordered by problem within windows of this many batches
+
+
+@cache
+def stream_schema() -> pa.Schema:
+    """The datasource's columns: the input row's, and why the row failed to load (else null)."""
+    fields = [pa.field(c, pa.int64() if c == "draw" else pa.string()) for c in INPUT_COLUMNS]
+    return pa.schema([*fields, pa.field(LOAD_ERROR, pa.string())])
+
+
+class InputDatasource(FileBasedDatasource):
+    """A LintEval split (JSONL or Parquet, optionally compressed) as checked input rows."""
+
+    def __init__(self, url: str, dataset: DatasetConfig, draws: int, block_rows: int,
+                 store: ObjectStore) -> None:
+        fs, path = store.pyarrow_filesystem(url)
+        super().__init__(path, filesystem=fs)
+        self._url = url
+        self._format: Format = detect_format(url)
+        self._dataset = dataset
+        self._draws = draws
+        self._block_rows = max(1, block_rows)
+
+    def _open_input_source(self, filesystem: Any, path: str, **open_args: Any) -> pa.NativeFile:
+        if self._format == "parquet":  # Parquet needs random access (its footer first)
+            return filesystem.open_input_file(path)
+        return super()._open_input_source(filesystem, path, **open_args)
+
+    def _read_stream(self, f: pa.NativeFile, path: str) -> Iterator[pa.Table]:
+        rows = jsonl_rows(self._url, f) if self._format == "jsonl" else parquet_rows(self._url, f)
+        checked = (row for c in checked_rows(rows, self._dataset) for row in self._rows_of(c))
+        for block in grouped_by_problem(checked, self._block_rows, GROUP_WINDOW_BLOCKS * self._block_rows):
+            yield pa.Table.from_pylist(block, schema=stream_schema())
+
+    def _rows_of(self, checked: Checked) -> list[dict[str, Any]]:
+        if isinstance(checked, InvalidRow):
+            return [{"row_id": row.row_id, "sample_id": row.sample_id, "draw": row.draw,
+                     LOAD_ERROR: str(checked.error)} for row in invalid_input_rows(
+                         checked.sample_id, self._draws, str(checked.error))]
+        return [{**row, LOAD_ERROR: None} for row in input_rows(checked, self._draws)]
+
+
+def grouped_by_problem(rows: Iterable[dict[str, Any]], block_rows: int, window_rows: int,
+                       ) -> Iterator[list[dict[str, Any]]]:
+    """``rows`` in blocks of ``block_rows``, each window of ``window_rows`` ordered by problem,
+    then language: a block is one validation batch, which goes to one actor whole, so a
+    problem's samples of every language met within a window share an actor (and its tools,
+    tests and answers) when they fit in a batch. Only a window is held: the stream stays a
+    stream, and a problem whose rows lie further apart than a window is set up once per node
+    by the content cache instead (its single flight and shared tier)."""
+    window: list[dict[str, Any]] = []
+    for row in rows:
+        window.append(row)
+        if len(window) >= window_rows:
+            yield from _blocks(window, block_rows)
+            window = []
+    if window:
+        yield from _blocks(window, block_rows)
+
+
+def _blocks(window: list[dict[str, Any]], block_rows: int) -> Iterator[list[dict[str, Any]]]:
+    # A stable sort: rows of one problem and language (and malformed rows, first) keep file order.
+    window.sort(key=lambda r: (r.get("problem_id") or "", r.get("language") or ""))
+    for start in range(0, len(window), block_rows):
+        yield window[start:start + block_rows]
+
+
+def read_inputs(config: RunConfig, url: str, store: ObjectStore) -> ray.data.Dataset:
+    """The configured split as a stream of checked rows (Ray must be up)."""
+    import ray.data
+
+    source = InputDatasource(url, config.dataset, config.generation.n, config.validation.pool.batch_size, store)
+    # A local file is on the driver's node, not necessarily on the others (Ray's own local://
+    # does the same, and is deprecated).
+    on_driver = {NODE_ID_LABEL: ray.get_runtime_context().get_node_id()} if scheme_of(url) in LOCAL_SCHEMES else None
+    # One read task per file (Ray would otherwise split its blocks to reach a target count).
+    # Ray merges a read task's blocks up to target_max_block_size (128 MiB: a whole split)
+    # before passing them on: a small target here gets the first rows moving at once, and
+    # the streaming repartition cuts them into the validation pool's batches, which spread
+    # over its actors. The dataset keeps the context it was created with.
+    context = ray.data.DataContext.get_current()
+    saved, context.target_max_block_size = context.target_max_block_size, READ_BLOCK_BYTES
+    try:
+        ds: ray.data.Dataset = ray.data.read_datasource(source, num_cpus=READ_NUM_CPUS, override_num_blocks=1,
+                                                        label_selector=on_driver)
+    finally:
+        context.target_max_block_size = saved
+    return ds.repartition(target_num_rows_per_block=max(1, config.validation.pool.batch_size))
+
+
+def admit_batch(batch: pa.Table, done: ray.ObjectRef[pa.Array] | None, folder: RunFolder) -> pa.Table:
+    """The batch's input rows that are still to do; its not yet written invalid rows are
+    written now (as one atomic shard: they need no evaluation)."""
+    if done is not None:
+        batch = batch.filter(pc.invert(pc.is_in(batch.column("row_id"), value_set=done_ids_of(done))))
+    failed = pc.is_valid(batch.column(LOAD_ERROR))
+    invalid = batch.filter(failed)
+    if invalid.num_rows:
+        write_rows(folder, [ResultRow(sample_id=r["sample_id"], draw=r["draw"], row_id=r["row_id"],
+                                      status=Status.INVALID_INPUT, error=r[LOAD_ERROR])
+                            for r in invalid.to_pylist()])
+    return batch.filter(pc.invert(failed)).select(list(INPUT_COLUMNS))
+
+
+_DONE: dict[str, pa.Array] = {}  # per worker process: the broadcast done ids of the current run
+
+
+def done_ids_of(done: ray.ObjectRef[pa.Array]) -> pa.Array:
+    """The broadcast ids, fetched once per worker process and run."""
+    import ray
+
+    key = done.hex()
+    if key not in _DONE:
+        _DONE.clear()
+        _DONE[key] = ray.get(done)
+    return _DONE[key]
+
+
+def admit_stage(config: RunConfig, folder: RunFolder, done: ray.ObjectRef[pa.Array] | None) -> BatchStage:
+    """Drops rows an earlier attempt of this run wrote (``done``: their ids, broadcast through
+    the object store) and writes the invalid-input rows; passes on the input rows to do."""
+    return BatchStage(
+        name="admit",
+        fn=admit_batch,
+        fn_kwargs={"done": done, "folder": folder},
+        # batch_size=None keeps the read's blocks (one validation batch each).
+        map_batches_kwargs={"batch_format": "pyarrow", "batch_size": None, "num_cpus": ADMIT_NUM_CPUS},
+        required_columns=("row_id", "sample_id", "draw", LOAD_ERROR),
+        output_schema=pa.schema([stream_schema().field(c) for c in INPUT_COLUMNS]),
+    )
