@@ -3,7 +3,7 @@
 from linteval_ray.load.errors import LoadError, SourceError
 from linteval_ray.load.loader import Checked, InvalidRow, LoadResult, RowChecker, checked_rows, load_split, validate_row
 from linteval_ray.load.presets import HUB_PRESETS, PRESET_NAMES, bundled_path, resolve_source
-from linteval_ray.load.readers import detect_format, iter_rows, jsonl_rows, parquet_rows, source_sha256
+from linteval_ray.load.readers import detect_format, iter_rows, jsonl_rows, parquet_rows, source_digest
 
 __all__ = [
     "HUB_PRESETS",
@@ -22,6 +22,6 @@ __all__ = [
     "load_split",
     "parquet_rows",
     "resolve_source",
-    "source_sha256",
+    "source_digest",
     "validate_row",
 ]

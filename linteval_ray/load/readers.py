@@ -16,6 +16,7 @@ from typing import Any, Literal
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
+from pydantic import BaseModel
 
 from linteval_ray.config import StorageConfig
 from linteval_ray.load.errors import LoadError, SourceError
@@ -147,16 +148,26 @@ def _json_type(value: Any) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
-def source_sha256(url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY) -> str:
+class SourceDigest(BaseModel):
+    """What the driver learns of a split without holding it: its content hash and row count."""
+
+    sha256: str
+    rows: int  # JSONL lines (a blank line counts), Parquet rows: for progress, not for scores
+
+
+def source_digest(url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY,
+                  ) -> SourceDigest:
     """sha256 of the split's content, streamed in chunks (never held whole): JSONL after
-    decompression (the same rows gzipped or not hash alike), Parquet as stored. Opening and
-    reading the whole source here also makes a missing or corrupt source fail before any work."""
+    decompression (the same rows gzipped or not hash alike), Parquet as stored; and its rows.
+    Opening and reading the whole source here also makes a missing or corrupt source fail
+    before any work."""
     fmt = detect_format(url)
     try:
         fs, path = ObjectStore(storage=storage, retry=retry).pyarrow_filesystem(url)
     except StorageError as exc:
         raise SourceError(str(exc)) from exc
     digest = hashlib.sha256()
+    lines, last = 0, b"\n"
     opener = (lambda: fs.open_input_stream(path, compression="detect")) if fmt == "jsonl" else (
         lambda: fs.open_input_stream(path, compression=None))
     with _opened(url, opener) as raw:
@@ -166,5 +177,13 @@ def source_sha256(url: str, storage: StorageConfig | None = None, *, retry: Retr
             except Exception as exc:
                 raise SourceError(f"reading {url} failed: {type(exc).__name__}: {exc}") from exc
             if not chunk:
-                return digest.hexdigest()
+                break
             digest.update(chunk)
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+    if fmt == "parquet":
+        with _opened(url, lambda: fs.open_input_file(path)) as f:
+            rows = pq.ParquetFile(f).metadata.num_rows
+    else:
+        rows = lines + (last != b"\n")
+    return SourceDigest(sha256=digest.hexdigest(), rows=rows)

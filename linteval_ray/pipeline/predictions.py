@@ -25,7 +25,7 @@ from linteval_ray.config import RunConfig
 from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
-from linteval_ray.load.readers import source_sha256
+from linteval_ray.load.readers import source_digest
 from linteval_ray.pipeline.run import _init_ray, resolve_output
 from linteval_ray.schema.rows import GENERATION_COLUMNS, INPUT_COLUMNS
 from linteval_ray.store.folder import PREDICTIONS_RECORD, RunFolder
@@ -68,7 +68,7 @@ def generate(config: RunConfig) -> GenerateOutcome:
     run = RunFolder.open(output, config.storage)
     folder, store = run.predictions, run.store
     url = resolve_source(config.dataset.source)
-    dataset_sha = source_sha256(url, config.storage)
+    dataset_sha = source_digest(url, config.storage).sha256
     backend = build_backend(config.generation, config.storage)
     _init_ray(config)
     backend.preflight()

@@ -26,7 +26,7 @@ from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
-from linteval_ray.load.readers import source_sha256
+from linteval_ray.load.readers import source_digest
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.stage import Stage, check_chain
 from linteval_ray.pipeline.stages import cache_counts, store_stage, validation_stage
@@ -80,7 +80,7 @@ def run(config: RunConfig) -> RunOutcome:
     folder = RunFolder.open(output, config.storage)
     url = resolve_source(config.dataset.source)
     log.info("run %s: dataset %s -> %s", run_name, url, output)
-    dataset_sha = source_sha256(url, config.storage)  # also: a missing or corrupt source fails here
+    source = source_digest(url, config.storage)  # also: a missing or corrupt source fails here
     toolchain = Toolchain.discover()
     toolchain.manifest()  # probe the driver's tools now, before Ray's threads share this process
     generation = build_backend(config.generation, config.storage)
@@ -88,7 +88,7 @@ def run(config: RunConfig) -> RunOutcome:
     # Before any manifest: a node without its tools fails the job now, with one error naming it.
     check_cluster_toolchain(config.validation.pool.resources or None)
     generation.preflight()  # engines that can never be placed, a server that does not answer: one line now
-    manifest = _start_manifest(config, run_name, folder, url, dataset_sha, toolchain, generation)
+    manifest = _start_manifest(config, run_name, folder, url, source.sha256, toolchain, generation)
     manifest.warnings = generation.probe()
     for warning in manifest.warnings:
         log.warning("%s", warning)
@@ -100,7 +100,8 @@ def run(config: RunConfig) -> RunOutcome:
              len(done), url, config.generation.n)
     stages = [admit_stage(config, folder, _broadcast(done)), generation.stage(),
               validation_stage(config, folder, generation.prompt_version), store_stage(config, folder)]
-    _execute(stages, read_inputs(config, url, folder.store), already_done=len(done))
+    _execute(stages, read_inputs(config, url, folder.store), expected=_rows_expected(config, source.rows, len(done)),
+             already_done=len(done))
 
     reduction = reduce_run(folder, config.generation.health)
     # The report reads the originals it shows back from the split (publish's records_of_run).
@@ -108,6 +109,17 @@ def run(config: RunConfig) -> RunOutcome:
     _finish_manifest(folder, manifest, reduction)
     return RunOutcome(output=output, resumed_rows=len(done), new_rows=reduction.rows - len(done),
                       reduction=reduction, generation_warnings=manifest.warnings)
+
+
+def _rows_expected(config: RunConfig, source_rows: int, done: int) -> int | None:
+    """About how many rows the stream will validate, for the progress bar's total and ETA:
+    the split's rows x draws less those done (malformed rows are in it, though ``admit`` writes
+    them without validation). None when filters decide in the stream which rows remain."""
+    dataset = config.dataset
+    if dataset.languages or dataset.sample_ids or dataset.problem_ids:
+        return None
+    samples = min(source_rows, dataset.limit) if dataset.limit else source_rows
+    return max(0, samples * config.generation.n - done)
 
 
 def _broadcast(done: set[str]) -> ray.ObjectRef[pa.Array] | None:
@@ -172,7 +184,7 @@ def _init_ray(config: RunConfig) -> None:
     ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=True)
 
 
-def _execute(stages: list[Stage], ds: ray.data.Dataset, already_done: int) -> None:
+def _execute(stages: list[Stage], ds: ray.data.Dataset, expected: int | None, already_done: int) -> None:
     """Stream the checked input rows through the stages; the last one's summary rows drive the
     progress log."""
     import ray.data
@@ -182,8 +194,7 @@ def _execute(stages: list[Stage], ds: ray.data.Dataset, already_done: int) -> No
     check_chain(stages, stream_schema().names)
     for stage in stages:
         ds = stage.apply(ds)
-    # The split's length is known only at its end: the bar counts, rates and times without an ETA.
-    progress = Progress(total=None, already_done=already_done)
+    progress = Progress(total=expected, already_done=already_done)
     context = ray.data.DataContext.get_current()
     ray_bars = context.enable_progress_bars
     # On a terminal ours is the one live bar: a second writer redrawing the same lines garbles both.

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from linteval_ray.config import RunConfig, load_config
-from linteval_ray.load import SourceError, load_split, source_sha256
+from linteval_ray.load import SourceError, load_split, source_digest
 from linteval_ray.pipeline.source import LOAD_ERROR, admit_stage, read_inputs
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.fs import ObjectStore
@@ -90,13 +90,17 @@ def test_admit_drops_done_rows_and_writes_each_invalid_row_once(tmp_path: Path) 
     assert "#row-6/0" not in {r.row_id for r in written}
 
 
-def test_source_sha256_streams_content_and_fails_on_a_corrupt_source(tmp_path: Path) -> None:
+def test_source_digest_streams_content_and_fails_on_a_corrupt_source(tmp_path: Path) -> None:
     plain = write_jsonl(tmp_path / "in.jsonl", [make_row(i) for i in range(50)])
     gz = tmp_path / "in.jsonl.gz"
     gz.write_bytes(gzip.compress(plain.read_bytes()))
-    assert source_sha256(str(plain)) == source_sha256(str(gz))  # the same rows, compressed or not
+    assert source_digest(str(plain)) == source_digest(str(gz))  # the same rows, compressed or not
+    assert source_digest(str(plain)).rows == 50
+    parquet = tmp_path / "in.parquet"
+    pq.write_table(pa.Table.from_pylist([make_row(i) for i in range(7)]), parquet)
+    assert source_digest(str(parquet)).rows == 7
     other = write_jsonl(tmp_path / "other.jsonl", [make_row(i) for i in range(49)])
-    assert source_sha256(str(other)) != source_sha256(str(plain))
+    assert source_digest(str(other)) != source_digest(str(plain))
     gz.write_bytes(gz.read_bytes()[:200])
     with pytest.raises(SourceError):
-        source_sha256(str(gz))
+        source_digest(str(gz))
