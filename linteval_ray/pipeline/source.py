@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 LOAD_ERROR = "load_error"
 READ_BLOCK_BYTES = 4 << 20  # blocks the read passes on (Ray's default merges up to 128 MiB)
 READ_NUM_CPUS = 0.5  # parsing and validating rows, one file at a time
+# Pinned to the driver's node, the read asks for no CPU: that node may advertise none (a head
+# node that only hosts drivers, as cluster/README.md advises), where a CPU request never fits.
+PINNED_READ_NUM_CPUS = 0.0
 ADMIT_NUM_CPUS = 0.1  # a set lookup per row, one small shard per batch with invalid rows
 LOCAL_SCHEMES = ("", "file", "local")
 NODE_ID_LABEL = "ray.io/node-id"  # every Ray node carries it
@@ -124,8 +127,9 @@ def read_inputs(config: RunConfig, url: str, store: ObjectStore) -> ray.data.Dat
     context = ray.data.DataContext.get_current()
     saved, context.target_max_block_size = context.target_max_block_size, READ_BLOCK_BYTES
     try:
-        ds: ray.data.Dataset = ray.data.read_datasource(source, num_cpus=READ_NUM_CPUS, override_num_blocks=1,
-                                                        label_selector=on_driver)
+        ds: ray.data.Dataset = ray.data.read_datasource(
+            source, num_cpus=PINNED_READ_NUM_CPUS if on_driver else READ_NUM_CPUS, override_num_blocks=1,
+            label_selector=on_driver)
     finally:
         context.target_max_block_size = saved
     return ds.repartition(target_num_rows_per_block=max(1, config.validation.pool.batch_size))
