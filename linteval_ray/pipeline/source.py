@@ -41,6 +41,7 @@ READ_NUM_CPUS = 0.5  # parsing and validating rows, one file at a time
 # Pinned to the driver's node, the read asks for no CPU: that node may advertise none (a head
 # node that only hosts drivers, as cluster/README.md advises), where a CPU request never fits.
 PINNED_READ_NUM_CPUS = 0.0
+REPARTITION_NUM_CPUS = 0.05  # cutting blocks into batches
 ADMIT_NUM_CPUS = 0.1  # a set lookup per row, one small shard per batch with invalid rows
 LOCAL_SCHEMES = ("", "file", "local")
 NODE_ID_LABEL = "ray.io/node-id"  # every Ray node carries it
@@ -132,7 +133,21 @@ def read_inputs(config: RunConfig, url: str, store: ObjectStore) -> ray.data.Dat
             label_selector=on_driver)
     finally:
         context.target_max_block_size = saved
-    return ds.repartition(target_num_rows_per_block=max(1, config.validation.pool.batch_size))
+    return _light_repartition(ds, max(1, config.validation.pool.batch_size))
+
+
+def _light_repartition(ds: ray.data.Dataset, rows: int) -> ray.data.Dataset:
+    """``ds`` re-cut into blocks of ``rows`` by tasks that ask for almost no CPU.
+
+    Ray 2.60's streaming repartition has no public ``num_cpus`` and asks one CPU per task: with
+    the validation pool (and engines) holding every CPU, it is never placed and the job hangs.
+    Its logical operator takes ``ray_remote_args`` (the planner passes them on); re-bundling
+    rows needs almost none."""
+    out = ds.repartition(target_num_rows_per_block=rows)
+    remote_args = getattr(out._logical_plan.dag, "ray_remote_args", None)
+    if isinstance(remote_args, dict):
+        remote_args.setdefault("num_cpus", REPARTITION_NUM_CPUS)
+    return out
 
 
 def admit_batch(batch: pa.Table, done: ray.ObjectRef[pa.Array] | None, folder: RunFolder) -> pa.Table:
