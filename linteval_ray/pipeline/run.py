@@ -114,11 +114,13 @@ def run(config: RunConfig) -> RunOutcome:
 def _rows_expected(config: RunConfig, source_rows: int, done: int) -> int | None:
     """About how many rows the stream will validate, for the progress bar's total and ETA:
     the split's rows x draws less those done (malformed rows are in it, though ``admit`` writes
-    them without validation). None when filters decide in the stream which rows remain."""
+    them without validation). Named samples count as named; None when the language or problem
+    filters decide in the stream which rows remain."""
     dataset = config.dataset
-    if dataset.languages or dataset.sample_ids or dataset.problem_ids:
+    if dataset.languages or dataset.problem_ids:
         return None
-    samples = min(source_rows, dataset.limit) if dataset.limit else source_rows
+    samples = len(set(dataset.sample_ids)) if dataset.sample_ids else source_rows
+    samples = min(samples, dataset.limit) if dataset.limit else samples
     return max(0, samples * config.generation.n - done)
 
 
