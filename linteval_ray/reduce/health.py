@@ -89,6 +89,10 @@ def generation_health(rows: Sequence[ResultRow], thresholds: HealthConfig | None
     responses = [r for r in generated if r.status != Status.GENERATION_ERROR]
     truncated = [r for r in responses if r.finish_reason == FinishReason.LENGTH]
     causes = Counter(cause for r in responses if (cause := extraction_cause(r)) is not None)
+    # The rate (and its warning) is the generation's only where a backend recorded how it ended:
+    # a replay of the dataset's own revisions has no such facts, and its misses are the record's.
+    generated_here = [r for r in responses if r.finish_reason is not None]
+    failed_here = sum(extraction_cause(r) is not None for r in generated_here)
     tokens = sorted(r.generated_tokens for r in responses if r.generated_tokens is not None)
     reasoning = [r.reasoning_tokens for r in responses if r.reasoning_tokens]
     timed = [r for r in responses if r.generated_tokens is not None and r.generation_s]
@@ -103,7 +107,7 @@ def generation_health(rows: Sequence[ResultRow], thresholds: HealthConfig | None
         truncated_rate=_ratio(len(truncated), len(responses)),
         truncated_while_thinking=sum(_thinking(r) for r in truncated),
         extraction_failures=dict(causes),
-        extraction_failure_rate=_ratio(sum(causes.values()), len(responses)),
+        extraction_failure_rate=_ratio(failed_here, len(generated_here)),
         generated_tokens_mean=_ratio(sum(tokens), len(tokens)),
         generated_tokens_p95=tokens[max(0, math.ceil(0.95 * len(tokens)) - 1)] if tokens else None,
         reasoning_tokens_mean=_ratio(sum(reasoning), len(reasoning)),
