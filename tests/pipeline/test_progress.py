@@ -67,7 +67,8 @@ def test_on_a_terminal_the_cli_draws_one_live_bar_and_ends_with_a_summary(tmp_pa
     assert frames, f"no bar drawn: {shown[-3000:]}"
     assert frames[0][1:3] == (0, 3) and frames[-1] == (100, 3, 3, 1, 2, 0)
     assert [f[1] for f in frames] == sorted(f[1] for f in frames), "done/total never goes back"
-    assert {f[1] for f in frames} >= {0, 1, 2, 3}, "redrawn as rows arrive (batch size 1)"
+    # Redrawn as rows arrive (batch size 1), though two rows may reach the driver together.
+    assert {0, 3} < {f[1] for f in frames}, "never redrawn between the first and the last row"
     # Redrawn in place (each frame starts by clearing the line), never wider than the terminal.
     assert shown.count(CLEAR_LINE + "validate ") == len(frames)
     assert all(len(m.group(0)) < COLUMNS for m in FRAME.finditer(shown))

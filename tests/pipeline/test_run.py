@@ -11,6 +11,7 @@ import pytest
 from linteval_ray.config import RunConfig, load_config
 from linteval_ray.pipeline.run import RunMismatchError, run
 from linteval_ray.store import ObjectStore
+from linteval_ray.store.folder import RunFolder
 from tests.pipeline.samples import bundled_jsonl, expectations, small_mix
 
 VERDICT_OF_KIND = {"clean_fix": "passed", "partial_fix": "passed", "new_alerts": "passed",
@@ -153,7 +154,8 @@ def test_s3_input_and_output_through_a_real_s3_server(tmp_path: Path, s3_server,
     manifest = fs.cat_file(f"{root}/runs/r1/manifest.json").decode()
     assert storage.secret not in manifest  # credentials never land in results
     # On object storage the shared cache tier defaults to a folder beside the run: the next
-    # run under runs/ (any node) reuses the problems' tools, tests and answers.
-    assert fs.find(f"{root}/runs/linteval-cache"), "nothing in the default shared cache tier"
+    # run under runs/ (any node) reuses the problems' tools, tests and answers. (What this
+    # run built went there only where this node's own cache missed: earlier tests warmed it.)
+    assert RunFolder.open(outcome.output, storage).default_shared_cache() == f"{s3_bucket}/runs/linteval-cache"
     lint = json.loads(manifest)["cache"]["lint"]  # summed over the actors: one lookup per original
     assert lint["hits"] + lint["misses"] == 2, lint
