@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, RunLimits, RunResult, Sandbox, SandboxError
-from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, run_limited
+from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, read_available, run_limited
 from linteval_ray.validate.sandbox.seccomp import box_filter, filter_fd
 from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid, kill_processes_of_uid
 
@@ -145,7 +145,7 @@ class BwrapSandbox(Sandbox):
                 exit_code_signals=True,
                 pass_fds=fds,
             )
-            status = _read_available(status_r)
+            status = read_available(status_r)
         finally:
             os.close(status_r)
         # Killing bwrap does not wait for its pid namespace to be torn down:
@@ -310,23 +310,6 @@ def _parent_dirs(dst: str) -> list[str]:
     for parent in reversed(Path(dst).parents[:-1]):  # without "/"
         args += ["--perms", "0755", "--dir", str(parent)]
     return args
-
-
-def _read_available(fd: int, limit: int = 1 << 16) -> bytes:
-    """What is buffered in the pipe, without waiting (a box member may hold it open)."""
-    os.set_blocking(fd, False)
-    chunks: list[bytes] = []
-    size = 0
-    while size < limit:
-        try:
-            chunk = os.read(fd, 4096)
-        except BlockingIOError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
 
 
 def _give_to_uid(workdir: Path, uid: int) -> None:

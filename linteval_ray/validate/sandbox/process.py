@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult, SandboxError
+from linteval_ray.validate.sandbox.reaper import parse_report, reaper_binary
 
 PRLIMIT = "/usr/bin/prlimit"  # util-linux: sets rlimits, then execs the command
 
@@ -94,14 +95,18 @@ def run_limited(
 
     ``exit_code_signals``: the wrapper reports a signal death as exit 128+N (bwrap).
     ``pass_fds`` are inherited by the child and closed here once it is spawned.
+    The reaper (see ``reaper``) starts the command and reports its peak memory.
     """
+    reaper = reaper_binary()
     stdin_fd = -1
+    report_r, report_w = os.pipe()
+    pass_fds = (*pass_fds, report_w)
     try:
         try:
             stdin_fd = _open_stdin(stdin)
             started = time.monotonic()
             proc = subprocess.Popen(
-                argv,
+                [reaper, str(report_w), *argv],
                 cwd=cwd,
                 env=env,
                 stdin=stdin_fd,
@@ -112,6 +117,7 @@ def run_limited(
                 pass_fds=pass_fds,
             )
         except OSError as exc:
+            os.close(report_r)
             raise SandboxError(f"cannot start the run ({argv[0]}): {exc}") from exc
     finally:
         for fd in (stdin_fd, *pass_fds):
@@ -119,7 +125,9 @@ def run_limited(
                 os.close(fd)
     try:
         outcome = _supervise(proc, limits, started)
+        outcome.peak_rss_mb = parse_report(read_available(report_r))
     finally:
+        os.close(report_r)
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
@@ -136,6 +144,7 @@ class _Outcome:
         self.output_exceeded = False
         self.status = 0
         self.rusage: resource.struct_rusage | None = None
+        self.peak_rss_mb: float | None = None  # the reaper's report: None when it was killed
         self.wall_s = 0.0
 
 
@@ -242,7 +251,6 @@ def _classify(out: _Outcome, limits: RunLimits, exit_code_signals: bool) -> RunR
             exit_code = None
     usage = out.rusage
     cpu_s = (usage.ru_utime + usage.ru_stime) if usage else 0.0
-    max_rss_mb = (usage.ru_maxrss / 1024) if usage else 0.0
     if out.timed_out or out.output_exceeded:
         # We killed it: its status says SIGKILL, not what the program did.
         exit_code, sig = None, signal.SIGKILL
@@ -256,15 +264,14 @@ def _classify(out: _Outcome, limits: RunLimits, exit_code_signals: bool) -> RunR
         wall_s=out.wall_s,
         cpu_s=cpu_s,
         timed_out=out.timed_out or cpu_killed,
-        memory_exceeded=_looks_out_of_memory(exit_code, sig, stderr, max_rss_mb, limits),
+        memory_exceeded=_looks_out_of_memory(exit_code, sig, stderr, out.peak_rss_mb, limits),
         output_exceeded=out.output_exceeded,
-        # Only a peak above this process's own is the program's (see _looks_out_of_memory).
-        peak_rss_mb=max_rss_mb if max_rss_mb > resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 else None,
+        peak_rss_mb=out.peak_rss_mb,
     )
 
 
 def _looks_out_of_memory(
-    exit_code: int | None, sig: int | None, stderr: bytes, max_rss_mb: float, limits: RunLimits
+    exit_code: int | None, sig: int | None, stderr: bytes, peak_rss_mb: float | None, limits: RunLimits
 ) -> bool:
     """Best effort: RLIMIT_AS makes allocations fail rather than killing the program,
     so we recognise the failure by its stderr signature, or a crash near the limit."""
@@ -274,7 +281,21 @@ def _looks_out_of_memory(
     if any(s in tail for s in _OOM_SIGNATURES):
         return True
     crashed = sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS)
-    # A forked child's max RSS includes the copy of this process it started as: only an RSS
-    # above our own can be the program's (else a big parent makes every crash look like OOM).
-    own_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return crashed and max_rss_mb >= _OOM_RSS_SHARE * limits.memory_mb and max_rss_mb > own_rss_mb
+    return crashed and peak_rss_mb is not None and peak_rss_mb >= _OOM_RSS_SHARE * limits.memory_mb
+
+
+def read_available(fd: int, limit: int = 1 << 16) -> bytes:
+    """What is buffered in the pipe, without waiting (a box member may hold it open)."""
+    os.set_blocking(fd, False)
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)

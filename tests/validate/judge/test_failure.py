@@ -70,10 +70,13 @@ def test_memory_used_is_the_programs_peak(
     prepared: Callable[[Language], PreparedProblem], make_ctx: Callable[..., JudgeContext]
 ) -> None:
     ctx = make_ctx(limits=LIMITS.model_copy(update={"memory_mb": 1024, "time_floor_s": 20.0}))
-    # Touches 600 MB, far above this test process's own footprint, then fails.
+    # Touches 600 MB, then fails, while the judging process is bigger still (a busy worker's is):
+    # a child exec'd by it would inherit that peak, which must not be mistaken for the program's.
     code = ("#include <vector>\n#include <cstdio>\nint main() { std::vector<char> v(600 << 20, 1);\n"
             "  printf(\"%d\\n\", v[12345]); return 1; }\n")
+    ballast = bytearray(b"x" * (900 << 20))
     failure = judge_revision("cpp", code, prepared("cpp"), ctx).first_failure
+    del ballast
     assert failure is not None and failure.ended == "exit 1"
     assert failure.memory_mb is not None and 600 <= failure.memory_mb < 700
 

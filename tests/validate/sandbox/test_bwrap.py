@@ -99,6 +99,27 @@ def test_memory_hog_fails_and_is_flagged(sandbox: BwrapSandbox, workdir: Path) -
     assert r.memory_exceeded
 
 
+@pytest.mark.parametrize("program_mb", [5, 300])
+def test_peak_memory_is_the_programs_own_even_from_a_bigger_parent(
+    sandbox: BwrapSandbox, workdir: Path, program_mb: int
+) -> None:
+    ballast = bytearray(b"x" * (700 << 20))  # a busy worker's footprint, which children inherit at exec
+    r = run(sandbox, py(f"x = b'y' * ({program_mb} << 20); raise SystemExit(3)"), workdir, memory_mb=1024)
+    del ballast
+    assert r.exit_code == 3 and not r.memory_exceeded
+    assert r.peak_rss_mb is not None and program_mb < r.peak_rss_mb < program_mb + 40  # + the interpreter
+
+
+def test_a_crash_near_the_memory_limit_is_out_of_memory_and_a_small_one_is_not(
+    sandbox: BwrapSandbox, workdir: Path
+) -> None:
+    crash = "import os; x = b'y' * ({} << 20); os.kill(os.getpid(), 11)"
+    near = run(sandbox, py(crash.format(215)), workdir, memory_mb=256)
+    small = run(sandbox, py(crash.format(10)), workdir, memory_mb=256)
+    assert near.signal == small.signal == signal.SIGSEGV
+    assert near.memory_exceeded and not small.memory_exceeded
+
+
 def test_ten_gigabytes_of_output_are_capped(sandbox: BwrapSandbox, workdir: Path) -> None:
     r = run(sandbox, ["/bin/sh", "-c", "head -c 10G /dev/zero"], workdir, output_bytes=1 << 20, wall_s=120)
     assert r.output_exceeded and not r.ok

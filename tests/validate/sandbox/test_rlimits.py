@@ -92,3 +92,11 @@ def test_cannot_mount_elsewhere(unsafe: RlimitSandbox, tmp_path: Path) -> None:
                    mounts=[Mount(src=tmp_path, dst="/inc")])
     same = Mount(src=tmp_path, dst=os.fspath(tmp_path.resolve()))
     assert unsafe.run(["/bin/true"], workdir=tmp_path, limits=RunLimits(wall_s=5), mounts=[same]).ok
+
+
+def test_peak_memory_is_the_programs_own(unsafe: RlimitSandbox, tmp_path: Path) -> None:
+    ballast = bytearray(b"x" * (700 << 20))
+    r = unsafe.run([PYTHON, "-c", "x = b'y' * (50 << 20)"], workdir=tmp_path,
+                   limits=RunLimits(wall_s=30, memory_mb=1024))
+    del ballast
+    assert r.ok and r.peak_rss_mb is not None and 50 < r.peak_rss_mb < 90
