@@ -26,7 +26,6 @@ from tests.pipeline.samples import bundled_jsonl
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
-PROBLEM = "lr01"
 LIMITS = TestLimits(time_floor_s=3.0, time_factor=3.0, memory_mb=256, output_mb=1, reference_time_limit_s=10.0)
 
 # The original's solution, run after the attack in the same program (so only the attack decides).
@@ -111,14 +110,6 @@ solve()
 }
 
 
-@pytest.fixture(scope="module")
-def records() -> dict[str, LintEvalRecord]:
-    found: dict[str, LintEvalRecord] = {}
-    for line in bundled_jsonl().read_text().splitlines():
-        record = LintEvalRecord.model_validate_json(line)
-        if record.problem_id == PROBLEM:
-            found.setdefault(record.language, record)
-    return found
 
 
 @pytest.fixture(scope="module")

@@ -19,11 +19,9 @@ from linteval_ray.config import PoolConfig, TestLimits, ValidationConfig
 from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
 from linteval_ray.validate.engine import Validator
 from linteval_ray.validate.lint.pmd import Pmd
-from tests.pipeline.samples import bundled_jsonl
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
-PROBLEM = "lr01"
 LINT_CPU_S = 8.0
 LIMITS = TestLimits(time_floor_s=3.0, time_factor=3.0, memory_mb=256, output_mb=1, reference_time_limit_s=10.0,
                     lint_cpu_s=LINT_CPU_S)
@@ -49,14 +47,6 @@ def _with_java_member(code: str, member: str) -> str:
     return head + brace + "\n" + member + rest
 
 
-@pytest.fixture(scope="module")
-def records() -> dict[str, LintEvalRecord]:
-    found: dict[str, LintEvalRecord] = {}
-    for line in bundled_jsonl().read_text().splitlines():
-        record = LintEvalRecord.model_validate_json(line)
-        if record.problem_id == PROBLEM:
-            found.setdefault(record.language, record)
-    return found
 
 
 @pytest.fixture(scope="module")

@@ -30,13 +30,11 @@ from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
 from linteval_ray.schema.arrow import rows_to_table
 from linteval_ray.validate.engine import Validator
 from linteval_ray.validate.sandbox.uids import LOCK_DIR, UID_RANGE, _proc_owners
-from tests.pipeline.samples import bundled_jsonl
 from tests.security.corpus import CORPUS, Case, Targets
 
 # One module-wide fixture judges every case (~2 min idle; far more on a loaded host).
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
-PROBLEM = "lr01"
 SECRET = f"PLANTED-{uuid.uuid4().hex}"
 FILE_SECRET = f"PLANTED-FILE-{uuid.uuid4().hex}"
 # Small limits keep the module fast: 3 s per test, 256 MB, 1 MB of output (so the problem's
@@ -45,16 +43,6 @@ FILE_SECRET = f"PLANTED-FILE-{uuid.uuid4().hex}"
 LIMITS = TestLimits(time_floor_s=3.0, time_factor=3.0, memory_mb=256, output_mb=1, reference_time_limit_s=10.0)
 
 
-@pytest.fixture(scope="module")
-def records() -> dict[str, LintEvalRecord]:
-    """The bundled problem's first sample per language (its original is the good revision)."""
-    found: dict[str, LintEvalRecord] = {}
-    for line in bundled_jsonl().read_text().splitlines():
-        record = LintEvalRecord.model_validate_json(line)
-        if record.problem_id == PROBLEM:
-            found.setdefault(record.language, record)
-    assert set(found) == {"cpp", "py3", "java"}
-    return found
 
 
 @pytest.fixture(scope="module")
