@@ -124,6 +124,7 @@ def test_reasoning_tokens_count_up_to_the_closing_think(tiny_model: Path) -> Non
     assert reasoning_tokens("```cpp\nint main() {}\n```", 9, tokenizer) == 0
 
 
+@pytest.mark.timeout(1500)  # an engine start of its own
 def test_lora_adapter_changes_the_generations(
     base_run: dict[str, dict[str, Any]], tiny_model: Path, tiny_lora: Path, tmp_path: Path
 ) -> None:
