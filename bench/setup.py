@@ -66,6 +66,7 @@ class MeteredContext(JudgeContext):
 
     programs: dict[Path, str] = field(default_factory=dict)
     cpu_s: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    revision_checker_s: list[float] = field(default_factory=list)  # per judged revision: a warm cost
 
     def run(self, argv: list[str], *, limits: RunLimits, stdin: bytes | Path | None = None,
             mounts: list[Mount] | None = None, env: dict[str, str] | None = None,
@@ -124,13 +125,16 @@ def set_up_problem(records: list[LintEvalRecord], ctx: MeteredContext) -> tuple[
 
 def reference_verdict(record: LintEvalRecord, checker: CompiledProgram, tests: TestSet, reference: ReferenceRun,
                       ctx: MeteredContext) -> str:
-    """The reference revision's verdict: not set-up work (its runs are not booked), it only
-    shows that the tools judge alike."""
+    """The reference revision's verdict: not set-up work (its runs are not booked, but for the
+    checker's, which every revision pays again, kept apart), it only shows the tools judge alike."""
     booked = dict(ctx.cpu_s)
     problem = PreparedProblem(checker=checker, tests=tests, reference=reference)
     verdict = judge_revision(record.language, record.revised_code or "", problem, ctx).verdict.value
+    checker_s = ctx.cpu_s["run checker"] - booked.get("run checker", 0.0)
     ctx.cpu_s.clear()
     ctx.cpu_s.update(booked)
+    if checker_s > 0:  # its checker ran (not a compile error)
+        ctx.revision_checker_s.append(checker_s)
     return verdict
 
 
@@ -172,6 +176,7 @@ def measure(problems: list[str] | None) -> dict[str, Any]:
         finally:
             validator.close()
     return {"per_node": dict(per_node), "per_problem": per_problem, "produced": produced,
+            "revision_checker_s": ctx.revision_checker_s,
             "flags": list(language_spec("cpp").flags(True))}
 
 
@@ -187,6 +192,9 @@ def print_report(result: dict[str, Any]) -> None:
     tools = [sum(s.get(f"compile {t}", 0.0) for t in TOOL_STEPS) + s.get("run generator", 0.0)
              + s.get("run validator", 0.0) for s in per_problem.values()]
     print(f"tools compiled + generator/validator runs: {sum(tools) / n:.2f} CPU-s per problem")
+    checks = result["revision_checker_s"]
+    print(f"checker runs per judged revision (paid warm too): {sum(checks) / max(1, len(checks)):.3f} CPU-s "
+          f"over {len(checks)} revisions")
     produced = json.dumps(result["produced"], sort_keys=True).encode()
     print(f"outputs digest (tests, answers, verdicts): {hashlib.sha256(produced).hexdigest()[:16]}")
 

@@ -5,10 +5,10 @@ where these programs come from: many guard ``freopen("input.txt")`` with ``#ifnd
 ONLINE_JUDGE``. libm comes with libstdc++ (no ``-lm`` needed) and linking is dynamic: the
 box binds the host's /usr read-only, and a static link costs ~0.3 s more per compile for no
 gain in isolation. testlib tools get ``-Og`` instead of ``-O2``: a tool compile is code
-generation for testlib's templates (~5 s at -O2, ~3 s at -O1, ~1.9 s at -Og with the PCH on an
-idle core), and tools only read and write text (no verdict depends on their speed beyond
-limits). -Og runs a validator or checker within ~1.3x of -O1; -O0 would compile ~10 % faster
-still but runs them 3-5x slower, on every test (bench/README.md, ``bench/setup.py``). Runs get
+generation for testlib's templates, ~35 % less CPU at -Og than at -O1 (itself ~40 % less than
+-O2), and tools only read and write text (no verdict depends on their speed beyond limits).
+-Og runs a validator or checker within ~1.3x of -O1; -O0 would compile ~10 % faster still but
+runs them 3-5x slower, on every test (bench/README.md, ``bench/setup.py``). Runs get
 RLIMIT_STACK = the memory limit.
 """
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 SOURCE_FILE = "sol.cpp"
 BINARY = "prog"
 CXX_FLAGS = ("-std=c++17", "-O2", "-pipe", "-DONLINE_JUDGE")
-# testlib tools (generator, validator, checker): -Og compiles ~40% faster than -O1 (the time
+# testlib tools (generator, validator, checker): -Og compiles ~35% faster than -O1 (the time
 # is code generation of testlib's templates) and runs I/O-bound tools nearly as fast.
 TOOL_CXX_FLAGS = ("-std=c++17", "-Og", "-pipe", "-DONLINE_JUDGE")
 
