@@ -4,10 +4,12 @@
 where these programs come from: many guard ``freopen("input.txt")`` with ``#ifndef
 ONLINE_JUDGE``. libm comes with libstdc++ (no ``-lm`` needed) and linking is dynamic: the
 box binds the host's /usr read-only, and a static link costs ~0.3 s more per compile for no
-gain in isolation. testlib tools get ``-O1`` instead of ``-O2``: a tool compile is ~5 s of
-code generation for testlib's templates at -O2, ~3 s at -O1, and tools only read and write
-text (no verdict depends on their speed beyond limits). Runs get RLIMIT_STACK = the memory
-limit.
+gain in isolation. testlib tools get ``-Og`` instead of ``-O2``: a tool compile is code
+generation for testlib's templates, ~35 % less CPU at -Og than at -O1 (itself ~40 % less than
+-O2), and tools only read and write text (no verdict depends on their speed beyond limits).
+-Og runs a validator or checker within ~1.3x of -O1; -O0 would compile ~10 % faster still but
+runs them 3-5x slower, on every test (bench/README.md, ``bench/setup.py``). Runs get
+RLIMIT_STACK = the memory limit.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ if TYPE_CHECKING:
 SOURCE_FILE = "sol.cpp"
 BINARY = "prog"
 CXX_FLAGS = ("-std=c++17", "-O2", "-pipe", "-DONLINE_JUDGE")
-# testlib tools (generator, validator, checker): -O1 compiles ~40% faster than -O2 (the
-# time is code generation of testlib's templates) and runs I/O-bound tools about as fast.
-TOOL_CXX_FLAGS = ("-std=c++17", "-O1", "-pipe", "-DONLINE_JUDGE")
+# testlib tools (generator, validator, checker): -Og compiles ~35% faster than -O1 (the time
+# is code generation of testlib's templates) and runs I/O-bound tools nearly as fast.
+TOOL_CXX_FLAGS = ("-std=c++17", "-Og", "-pipe", "-DONLINE_JUDGE")
 
 
 def cxx_flags(for_tools: bool) -> tuple[str, ...]:

@@ -45,7 +45,7 @@ def test_a_submission_compiles_with_o2_and_online_judge_into_one_binary() -> Non
 def test_testlib_tools_compile_at_o1_with_their_include_folders_in_order() -> None:
     command = CPP.compile_command(request(for_tools=True, include_dirs=("/pch", "/testlib")))
     assert command.argv == ("/usr/bin/g++", *TOOL_CXX_FLAGS, "-I", "/pch", "-I", "/testlib", "-o", "prog", "sol.cpp")
-    assert "-O1" in TOOL_CXX_FLAGS and CPP.flags(for_tools=True) == TOOL_CXX_FLAGS
+    assert "-Og" in TOOL_CXX_FLAGS and CPP.flags(for_tools=True) == TOOL_CXX_FLAGS
 
 
 def test_a_run_may_grow_its_stack_to_the_memory_limit_and_needs_no_more_address_space() -> None:

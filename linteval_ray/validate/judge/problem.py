@@ -1,6 +1,6 @@
 """Model-independent work for a problem, done once per content and cached.
 
-1. compile the testlib generator, validator and checker (C++17 -O2, ~5 s each cold);
+1. compile the testlib generator, validator and checker (C++17 -Og, ~2-3 s each cold);
 2. run every generator command line, drop inputs the validator rejects, dedupe. Lines
    are split as a POSIX shell would (``commands.py``) but never run by one: a line using
    shell syntax (``>``, ``|``, ``$(`` ...) is a generator failure naming it, like a
