@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from linteval_ray.schema import ResultRow
 from linteval_ray.schema.arrow import result_schema, rows_to_table, table_to_rows
+from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import SHARD_SUFFIX, RunFolder
 
 log = logging.getLogger(__name__)
@@ -62,23 +63,28 @@ def done_row_ids(folder: RunFolder) -> set[str]:
     return done
 
 
-def read_rows(folder: RunFolder) -> tuple[list[ResultRow], int]:
-    """All result rows, one per row id (sorted), and how many duplicates were dropped."""
-    rows: dict[str, ResultRow] = {}
-    duplicates = 0
-    for table in _read_all(folder, None):
-        for row in table_to_rows(table.cast(result_schema())):
-            if row.row_id in rows:
-                duplicates += 1
-                continue
-            rows[row.row_id] = row
+def read_results(folder: RunFolder) -> tuple[ResultTable, int]:
+    """All result rows as one Arrow table, one row per row id (sorted by it), and how many
+    duplicates were dropped (the first copy, in listing order, is kept)."""
+    tables = [table.cast(result_schema()) for table in _read_all(folder, None)]
+    table = pa.concat_tables(tables) if tables else result_schema().empty_table()
+    first: dict[str, int] = {}
+    for index, row_id in enumerate(table.column("row_id").to_pylist()):
+        first.setdefault(row_id, index)
+    duplicates = table.num_rows - len(first)
     if duplicates:
         log.warning("dropped %d duplicate result rows (same row_id in several shards)", duplicates)
-    return [rows[k] for k in sorted(rows)], duplicates
+    return ResultTable(table.take(pa.array([first[k] for k in sorted(first)], pa.int64()))), duplicates
 
 
-def write_results_table(folder: RunFolder, rows: Iterable[ResultRow]) -> None:
+def read_rows(folder: RunFolder) -> tuple[list[ResultRow], int]:
+    """All result rows as models, one per row id (sorted), and how many duplicates were dropped."""
+    results, duplicates = read_results(folder)
+    return table_to_rows(results.table), duplicates
+
+
+def write_results_table(folder: RunFolder, results: ResultTable) -> None:
     """The compacted, sorted ``results.parquet`` next to the shards (what users open)."""
     buf = io.BytesIO()
-    pq.write_table(rows_to_table(list(rows)), buf, compression="zstd")
+    pq.write_table(results.table, buf, compression="zstd")
     folder.store.write_atomic(folder.results, buf.getvalue())
