@@ -16,7 +16,7 @@ from linteval_ray.config import HealthConfig
 from linteval_ray.reduce.metrics import RunMetrics, compute
 from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import RunFolder
-from linteval_ray.store.shards import read_results, write_results_table
+from linteval_ray.store.shards import compact_results
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +33,10 @@ class Reduction(BaseModel):
 
 
 def reduce_run(folder: RunFolder, health: HealthConfig | None = None) -> Reduction:
-    results, duplicates = read_results(folder)
+    results, duplicates = compact_results(folder)  # writes results.parquet
     metrics = compute(results, health)
     body = json.dumps(metrics.model_dump(mode="json"), indent=2, sort_keys=True).encode()
     folder.store.write_atomic(folder.metrics, body)
-    write_results_table(folder, results)
     for warning in metrics.warnings():
         log.warning("%s", warning)
     log.info("reduced %d rows (%d duplicates dropped) into %s", len(results), duplicates, folder.metrics)

@@ -36,8 +36,9 @@ from linteval_ray.reduce.metrics import EXCLUDED_STATUSES, RunMetrics
 from linteval_ray.report.plots import plots
 from linteval_ray.report.tables import Table, metric_tables, num, pct, to_html
 from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
+from linteval_ray.schema.arrow import table_to_rows
 from linteval_ray.schema.record import to_unicode
-from linteval_ray.schema.table import ResultTable
+from linteval_ray.schema.table import GROUP_ROWS, ResultTable
 from linteval_ray.store.folder import RunFolder, compare_page
 from linteval_ray.store.fs import ObjectStore
 
@@ -74,14 +75,23 @@ def write_site(
     for name, png in plots(metrics).items():
         store.write_atomic(f"{site}/plots/{name}", png)
     summaries = [""] * len(results)  # each row's index line, as JSON text, in the table's order
-    for k, indices in enumerate(rows_by_chunk(results.column("sample_id"), chunks)):
-        chunk_rows = results.rows(indices)
-        chunk_records = {sample_id: record for sample_id in dict.fromkeys(r.sample_id for r in chunk_rows)
-                         if (record := records.get(sample_id)) is not None}
-        for index, row in zip(indices, chunk_rows, strict=True):
-            summaries[index] = safe_json(summary_of(row, chunk_records.get(row.sample_id)))
-        target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
-        store.write_atomic(f"{site}/data/rows-{k}.js", js_assignment(target, chunk_of_rows(chunk_rows, chunk_records)))
+    members = rows_by_chunk(results.column("sample_id"), chunks)
+    for first, last in chunk_ranges(members):
+        # one read of the table's row groups for ~GROUP_ROWS rows; models for one chunk at a time
+        wanted = [i for k in range(first, last) for i in members[k]]
+        taken = results.take(wanted)
+        offset = 0
+        for k in range(first, last):
+            indices = members[k]
+            chunk_rows = table_to_rows(taken.slice(offset, len(indices)))
+            offset += len(indices)
+            chunk_records = {sample_id: record for sample_id in dict.fromkeys(r.sample_id for r in chunk_rows)
+                             if (record := records.get(sample_id)) is not None}
+            for index, row in zip(indices, chunk_rows, strict=True):
+                summaries[index] = safe_json(summary_of(row, chunk_records.get(row.sample_id)))
+            target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
+            store.write_atomic(f"{site}/data/rows-{k}.js",
+                               js_assignment(target, chunk_of_rows(chunk_rows, chunk_records)))
     index_js = f'{{"fields":{safe_json(list(SUMMARY_FIELDS))},"rows":[{",".join(summaries)}]}}'
     store.write_atomic(f"{site}/data/index.js", f"window.LINTEVAL_INDEX = {index_js};\n".encode())
     store.write_atomic(f"{site}/index.html", index_page(title, results, metrics).encode())
@@ -148,6 +158,19 @@ def rows_by_chunk(sample_ids: Sequence[str], chunks: int) -> list[list[int]]:
     for index, sample_id in enumerate(sample_ids):
         members[chunk_of(sample_id, chunks)].append(index)
     return members
+
+
+def chunk_ranges(members: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    """Consecutive chunks ``[first, last)`` of about ``GROUP_ROWS`` rows together."""
+    ranges, first, rows = [], 0, 0
+    for k, indices in enumerate(members):
+        rows += len(indices)
+        if rows >= GROUP_ROWS:
+            ranges.append((first, k + 1))
+            first, rows = k + 1, 0
+    if first < len(members):
+        ranges.append((first, len(members)))
+    return ranges
 
 
 def chunk_of_rows(rows: Sequence[ResultRow], records: Mapping[str, LintEvalRecord]) -> Json:
