@@ -30,6 +30,7 @@ from linteval_ray.store.folder import SHARD_SUFFIX, RunFolder
 log = logging.getLogger(__name__)
 
 _READ_AHEAD = 4  # shards read at once (threads, and tables in memory)
+_MERGE_TABLES = 64  # small-column tables kept apart before they are merged
 _POSITION = "_position"  # a row's place in row_id order, while results.parquet is sorted
 
 
@@ -105,28 +106,36 @@ def compact_results(folder: RunFolder) -> tuple[ResultTable, int]:
     schema = result_schema()
     columns: list[pa.Table] = []
     with tempfile.TemporaryDirectory(prefix="linteval-reduce-") as tmp:
-        groups: dict[int, pq.ParquetWriter] = {}
+        # Arrow IPC streams, not Parquet: a stream keeps no footer listing its thousands of batches.
+        groups: dict[int, pa.RecordBatchStreamWriter] = {}
         for table, (rows, positions) in zip(_stream(folder, urls, None), kept, strict=True):
             if not rows:
                 continue
             table = table.cast(schema).take(pa.array(rows, pa.int64()))
             table = table.append_column(_POSITION, pa.array(positions, pa.int64()))
-            columns.append(table.select([*COLUMNS, _POSITION]))
+            columns = _compacted([*columns, table.select([*COLUMNS, _POSITION])])
             for group, members in _by_group(positions).items():
                 if group not in groups:
-                    groups[group] = pq.ParquetWriter(Path(tmp, f"{group}.parquet"), table.schema)
+                    groups[group] = pa.ipc.new_stream(Path(tmp, f"{group}.arrows"), table.schema)
                 groups[group].write_table(table.take(pa.array(members, pa.int64())))
         for writer in groups.values():
             writer.close()
         buf = io.BytesIO()
         with pq.ParquetWriter(buf, schema, compression="zstd") as out:
             for group in sorted(groups):
-                out.write_table(_sorted(pq.read_table(Path(tmp, f"{group}.parquet"))), row_group_size=GROUP_ROWS)
+                with pa.ipc.open_stream(Path(tmp, f"{group}.arrows")) as part:
+                    out.write_table(_sorted(part.read_all()), row_group_size=GROUP_ROWS)
     folder.store.write_atomic(folder.results, buf.getvalue())
     del buf
     small = _sorted(pa.concat_tables(columns)) if columns else schema.empty_table().select(list(COLUMNS))
     fs, path = folder.store.pyarrow_filesystem(folder.results)
     return ResultTable(small, pq.ParquetFile(fs.open_input_file(path))), duplicates
+
+
+def _compacted(tables: list[pa.Table]) -> list[pa.Table]:
+    """``tables``, merged into one contiguous table once there are many (each small table has
+    its own buffers per column: thousands of them cost more than their rows)."""
+    return [pa.concat_tables(tables).combine_chunks()] if len(tables) >= _MERGE_TABLES else tables
 
 
 def _by_group(positions: Sequence[int]) -> dict[int, list[int]]:
