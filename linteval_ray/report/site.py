@@ -38,11 +38,14 @@ from linteval_ray.report.tables import Table, metric_tables, num, pct, to_html
 from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
 from linteval_ray.schema.arrow import table_to_rows
 from linteval_ray.schema.record import to_unicode
-from linteval_ray.schema.table import GROUP_ROWS, ResultTable
+from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import RunFolder, compare_page
 from linteval_ray.store.fs import ObjectStore
 
 ROWS_PER_CHUNK = 64
+# Rows (as Arrow) gathered per pass over results.parquet: every pass reads each row group, since
+# chunks are hashes of ids; bigger ranges mean fewer passes and more memory.
+RANGE_ROWS = 4096
 ASSETS = ("site.css", "site.js", "index.js", "sample.js")
 # default-src 'none': no network, no inline script or handler; 'self' still matches file:// pages.
 CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'"
@@ -77,7 +80,7 @@ def write_site(
     summaries = [""] * len(results)  # each row's index line, as JSON text, in the table's order
     members = rows_by_chunk(results.column("sample_id"), chunks)
     for first, last in chunk_ranges(members):
-        # one read of the table's row groups for ~GROUP_ROWS rows; models for one chunk at a time
+        # one read of the table's row groups for ~RANGE_ROWS rows; models for one chunk at a time
         wanted = [i for k in range(first, last) for i in members[k]]
         taken = results.take(wanted)
         offset = 0
@@ -161,11 +164,11 @@ def rows_by_chunk(sample_ids: Sequence[str], chunks: int) -> list[list[int]]:
 
 
 def chunk_ranges(members: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
-    """Consecutive chunks ``[first, last)`` of about ``GROUP_ROWS`` rows together."""
+    """Consecutive chunks ``[first, last)`` of about ``RANGE_ROWS`` rows together."""
     ranges, first, rows = [], 0, 0
     for k, indices in enumerate(members):
         rows += len(indices)
-        if rows >= GROUP_ROWS:
+        if rows >= RANGE_ROWS:
             ranges.append((first, k + 1))
             first, rows = k + 1, 0
     if first < len(members):
