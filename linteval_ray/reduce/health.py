@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
 from linteval_ray.config import HealthConfig
 from linteval_ray.prompt.extract import ExtractionFailure
+from linteval_ray.reduce.rows import MetricRow, metric_rows
 from linteval_ray.schema import ResultRow, Status
 from linteval_ray.schema.result import FinishReason, Verdict
 
@@ -72,7 +73,7 @@ class GenerationHealth(BaseModel):
         return notes
 
 
-def extraction_cause(row: ResultRow) -> str | None:
+def extraction_cause(row: MetricRow) -> str | None:
     """Why ``row`` has no program (None when it has one or never got a response)."""
     if row.extraction_ok is not False:
         return None
@@ -82,9 +83,10 @@ def extraction_cause(row: ResultRow) -> str | None:
     return next((str(f) for f in ExtractionFailure if detail.startswith(str(f))), str(ExtractionFailure.EMPTY))
 
 
-def generation_health(rows: Sequence[ResultRow], thresholds: HealthConfig | None = None) -> GenerationHealth:
+def generation_health(rows: Iterable[ResultRow | MetricRow], thresholds: HealthConfig | None = None
+                      ) -> GenerationHealth:
     thresholds = thresholds or HealthConfig()
-    generated = [r for r in rows if r.status != Status.INVALID_INPUT]
+    generated = [r for r in metric_rows(rows) if r.status != Status.INVALID_INPUT]
     errors = [r for r in generated if r.status == Status.GENERATION_ERROR]
     responses = [r for r in generated if r.status != Status.GENERATION_ERROR]
     truncated = [r for r in responses if r.finish_reason == FinishReason.LENGTH]
@@ -117,7 +119,7 @@ def generation_health(rows: Sequence[ResultRow], thresholds: HealthConfig | None
     )
 
 
-def _thinking(row: ResultRow) -> bool:
+def _thinking(row: MetricRow) -> bool:
     """Cut inside its reasoning: every generated token was reasoning, or the <think> never closed."""
     if row.reasoning_tokens and row.generated_tokens is not None and row.reasoning_tokens >= row.generated_tokens:
         return True

@@ -26,7 +26,9 @@ from linteval_ray.config import HealthConfig
 from linteval_ray.reduce.health import GenerationHealth, generation_health
 from linteval_ray.reduce.intervals import bootstrap_ratio, wilson
 from linteval_ray.reduce.passk import pass_at_k
-from linteval_ray.schema import LANGUAGES, ResultRow, SampleMetrics, Status
+from linteval_ray.reduce.rows import AlertCounts, MetricRow, metric_rows
+from linteval_ray.schema import LANGUAGES, ResultRow, Status
+from linteval_ray.schema.table import ResultTable
 
 EXCLUDED_STATUSES = {Status.INVALID_INPUT, Status.INFRA_ERROR}
 # Below this share of exactly agreeing originals a language's alert metrics drift from the paper's.
@@ -124,9 +126,9 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
-def agreement_metrics(rows: Sequence[ResultRow]) -> AgreementMetrics:
+def agreement_metrics(rows: Sequence[MetricRow]) -> AgreementMetrics:
     """Over one row per sample (draws share an original)."""
-    first: dict[str, ResultRow] = {}
+    first: dict[str, MetricRow] = {}
     for row in rows:
         if row.lint_agreement is not None:
             first.setdefault(row.sample_id, row)
@@ -140,21 +142,21 @@ def agreement_metrics(rows: Sequence[ResultRow]) -> AgreementMetrics:
                             recall=_ratio(matched, recorded), precision=_ratio(matched, relinted))
 
 
-def lint_agreement_metrics(rows: Sequence[ResultRow], languages: Sequence[str]) -> LintAgreementMetrics:
+def lint_agreement_metrics(rows: Sequence[MetricRow], languages: Sequence[str]) -> LintAgreementMetrics:
     by_language = {lang: agreement_metrics([r for r in rows if r.language == lang]) for lang in languages}
     return LintAgreementMetrics(overall=agreement_metrics(rows),
                                 by_language={k: v for k, v in by_language.items() if v.samples})
 
 
-def suppression_metrics(rows: Sequence[ResultRow]) -> SuppressionMetrics:
+def suppression_metrics(rows: Sequence[MetricRow]) -> SuppressionMetrics:
     added = [r.suppressions_added for r in rows if r.suppressions_added]
     return SuppressionMetrics(rows_with_added=len(added), added=sum(added))
 
 
-def group_metrics(rows: Sequence[ResultRow]) -> GroupMetrics:
+def group_metrics(rows: Sequence[MetricRow]) -> GroupMetrics:
     n_passed = sum(r.pass_at_1 for r in rows)
     # alert and line metrics: the passing rows whose both sides were linted
-    passed: list[SampleMetrics] = [r.metrics for r in rows if r.pass_at_1 and r.metrics is not None]
+    passed: list[AlertCounts] = [r.metrics for r in rows if r.pass_at_1 and r.metrics is not None]
     alerts_in = sum(m.original_total_messages for m in passed)
     alerts_out = sum(m.revised_total_messages for m in passed)
     new = sum(m.new_messages_count for m in passed)
@@ -170,11 +172,11 @@ def group_metrics(rows: Sequence[ResultRow]) -> GroupMetrics:
         new_at_p=_ratio(new, alerts_in),
         delta_line_at_p=_ratio(changed, len(passed)),
         line_per_fix_at_p=_ratio(changed, fixed),
-        lint_errors=sum(r.lint_error is not None for r in rows),
+        lint_errors=sum(r.lint_error for r in rows),
     )
 
 
-def reduction_parts(rows: Sequence[ResultRow]) -> tuple[list[float], list[float]]:
+def reduction_parts(rows: Sequence[MetricRow]) -> tuple[list[float], list[float]]:
     """Per sample (draws summed): Σ(in − out) and Σ in over its passing rows — Reduction@P's
     numerator and denominator, the unit a bootstrap resamples."""
     parts: dict[str, list[float]] = {}
@@ -186,7 +188,7 @@ def reduction_parts(rows: Sequence[ResultRow]) -> tuple[list[float], list[float]
     return [p[0] for p in parts.values()], [p[1] for p in parts.values()]
 
 
-def category_metrics(rows: Sequence[ResultRow]) -> dict[str, CategoryMetrics]:
+def category_metrics(rows: Sequence[MetricRow]) -> dict[str, CategoryMetrics]:
     sums: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for row in rows:
         if row.pass_at_1 and row.metrics is not None:
@@ -199,7 +201,7 @@ def category_metrics(rows: Sequence[ResultRow]) -> dict[str, CategoryMetrics]:
     }
 
 
-def pass_at_ks(rows: Sequence[ResultRow]) -> tuple[dict[str, float], int]:
+def pass_at_ks(rows: Sequence[MetricRow]) -> tuple[dict[str, float], int]:
     """Unbiased pass@k for every k up to the smallest draw count of any sample."""
     by_sample: dict[str, list[bool]] = defaultdict(list)
     for row in rows:
@@ -214,8 +216,8 @@ def pass_at_ks(rows: Sequence[ResultRow]) -> tuple[dict[str, float], int]:
     return result, draws
 
 
-def compute(rows: Iterable[ResultRow], health: HealthConfig | None = None) -> RunMetrics:
-    all_rows = list(rows)
+def compute(rows: ResultTable | Iterable[ResultRow | MetricRow], health: HealthConfig | None = None) -> RunMetrics:
+    all_rows = list(metric_rows(rows))
     scored = [r for r in all_rows if r.status not in EXCLUDED_STATUSES]
     languages = [*LANGUAGES, *sorted({r.language for r in scored if r.language} - set(LANGUAGES))]
     by_language = {

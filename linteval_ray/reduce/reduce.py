@@ -10,33 +10,34 @@ from __future__ import annotations
 import json
 import logging
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from linteval_ray.config import HealthConfig
 from linteval_ray.reduce.metrics import RunMetrics, compute
-from linteval_ray.schema import ResultRow
+from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import RunFolder
-from linteval_ray.store.shards import read_rows, write_results_table
+from linteval_ray.store.shards import compact_results
 
 log = logging.getLogger(__name__)
 
 
 class Reduction(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
     output: str
     rows: int
     duplicates: int
     metrics: RunMetrics
-    results: list[ResultRow] = Field(default_factory=list, exclude=True, repr=False,
-                                     description="the deduplicated rows, for the report")
+    results: ResultTable = Field(default_factory=ResultTable.empty, exclude=True, repr=False,
+                                 description="the deduplicated rows (sorted by row_id), for the report")
 
 
 def reduce_run(folder: RunFolder, health: HealthConfig | None = None) -> Reduction:
-    rows, duplicates = read_rows(folder)
-    metrics = compute(rows, health)
+    results, duplicates = compact_results(folder)  # writes results.parquet
+    metrics = compute(results, health)
     body = json.dumps(metrics.model_dump(mode="json"), indent=2, sort_keys=True).encode()
     folder.store.write_atomic(folder.metrics, body)
-    write_results_table(folder, rows)
     for warning in metrics.warnings():
         log.warning("%s", warning)
-    log.info("reduced %d rows (%d duplicates dropped) into %s", len(rows), duplicates, folder.metrics)
-    return Reduction(output=folder.url, rows=len(rows), duplicates=duplicates, metrics=metrics, results=rows)
+    log.info("reduced %d rows (%d duplicates dropped) into %s", len(results), duplicates, folder.metrics)
+    return Reduction(output=folder.url, rows=len(results), duplicates=duplicates, metrics=metrics, results=results)

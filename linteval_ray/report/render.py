@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
 
 from linteval_ray.reduce.metrics import RunMetrics
 from linteval_ray.report.plots import plots
 from linteval_ray.report.tables import metric_tables, slowest_table, to_html, to_markdown
-from linteval_ray.schema import ResultRow
+from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import PLOTS_DIR, RunFolder
 
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
@@ -17,8 +16,8 @@ STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto
          ".warning{background:#fff4e5;border-left:4px solid #f59e0b;padding:.5rem .8rem}")
 
 
-def write_report(folder: RunFolder, rows: Sequence[ResultRow], metrics: RunMetrics) -> None:
-    tables = [*metric_tables(metrics), slowest_table(rows)]
+def write_report(folder: RunFolder, results: ResultTable, metrics: RunMetrics) -> None:
+    tables = [*metric_tables(metrics), slowest_table(results)]
     images = plots(metrics)
     for name, png in images.items():
         folder.store.write_atomic(f"{folder.plots}/{name}", png)

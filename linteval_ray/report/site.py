@@ -36,11 +36,16 @@ from linteval_ray.reduce.metrics import EXCLUDED_STATUSES, RunMetrics
 from linteval_ray.report.plots import plots
 from linteval_ray.report.tables import Table, metric_tables, num, pct, to_html
 from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
+from linteval_ray.schema.arrow import table_to_rows
 from linteval_ray.schema.record import to_unicode
+from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import RunFolder, compare_page
 from linteval_ray.store.fs import ObjectStore
 
 ROWS_PER_CHUNK = 64
+# Rows (as Arrow) gathered per pass over results.parquet: every pass reads each row group, since
+# chunks are hashes of ids; bigger ranges mean fewer passes and more memory.
+RANGE_ROWS = 4096
 ASSETS = ("site.css", "site.js", "index.js", "sample.js")
 # default-src 'none': no network, no inline script or handler; 'self' still matches file:// pages.
 CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'"
@@ -53,7 +58,7 @@ Json = dict[str, Any]
 
 def write_site(
     folder: RunFolder,
-    rows: Sequence[ResultRow],
+    rows: ResultTable | Sequence[ResultRow],
     metrics: RunMetrics,
     *,
     records: Mapping[str, LintEvalRecord] | None = None,
@@ -62,20 +67,37 @@ def write_site(
     """Write ``OUTPUT/report/`` for one run and return the URL of its ``index.html``.
 
     ``records`` maps sample_id to the dataset record, the only place the original program (and
-    the prompt's inputs) live; without it sample pages show the revision and alerts alone."""
+    the prompt's inputs) live; without it sample pages show the revision and alerts alone. Models
+    of rows and records exist one chunk at a time (a run's rows never sit in memory as models)."""
+    results = rows if isinstance(rows, ResultTable) else ResultTable.of_rows(rows)
     site, store = folder.site, folder.store
     records = records or {}
     title = title or f"LintEval results: {folder.name}"
-    chunks = chunk_count(len(rows))
+    chunks = chunk_count(len(results))
     _write_assets(site, store)
     for name, png in plots(metrics).items():
         store.write_atomic(f"{site}/plots/{name}", png)
-    index = {"fields": list(SUMMARY_FIELDS), "rows": [summary_of(row, records.get(row.sample_id)) for row in rows]}
-    store.write_atomic(f"{site}/data/index.js", js_assignment("window.LINTEVAL_INDEX", index))
-    for k, chunk in enumerate(_chunks(rows, records, chunks)):
-        target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
-        store.write_atomic(f"{site}/data/rows-{k}.js", js_assignment(target, chunk))
-    store.write_atomic(f"{site}/index.html", index_page(title, rows, metrics).encode())
+    summaries = [""] * len(results)  # each row's index line, as JSON text, in the table's order
+    members = rows_by_chunk(results.column("sample_id"), chunks)
+    for first, last in chunk_ranges(members):
+        # one read of the table's row groups for ~RANGE_ROWS rows; models for one chunk at a time
+        wanted = [i for k in range(first, last) for i in members[k]]
+        taken = results.take(wanted)
+        offset = 0
+        for k in range(first, last):
+            indices = members[k]
+            chunk_rows = table_to_rows(taken.slice(offset, len(indices)))
+            offset += len(indices)
+            chunk_records = {sample_id: record for sample_id in dict.fromkeys(r.sample_id for r in chunk_rows)
+                             if (record := records.get(sample_id)) is not None}
+            for index, row in zip(indices, chunk_rows, strict=True):
+                summaries[index] = safe_json(summary_of(row, chunk_records.get(row.sample_id)))
+            target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
+            store.write_atomic(f"{site}/data/rows-{k}.js",
+                               js_assignment(target, chunk_of_rows(chunk_rows, chunk_records)))
+    index_js = f'{{"fields":{safe_json(list(SUMMARY_FIELDS))},"rows":[{",".join(summaries)}]}}'
+    store.write_atomic(f"{site}/data/index.js", f"window.LINTEVAL_INDEX = {index_js};\n".encode())
+    store.write_atomic(f"{site}/index.html", index_page(title, results, metrics).encode())
     store.write_atomic(f"{site}/sample.html", sample_page(title, chunks).encode())
     return f"{site}/index.html"
 
@@ -123,21 +145,46 @@ def chunk_of(sample_id: str, chunks: int) -> int:
     return digest % chunks
 
 
+def safe_json(value: Any) -> str:
+    """JSON with only ASCII and no ``<``: safe inside a script, whatever the text."""
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
+
+
 def js_assignment(target: str, value: Any) -> bytes:
-    """``target = <value as JSON>;`` with only ASCII and no ``<``: safe as a script, whatever the text."""
-    body = json.dumps(value, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
-    return f"{target} = {body};\n".encode()
+    """``target = <value as safe JSON>;``"""
+    return f"{target} = {safe_json(value)};\n".encode()
 
 
-def _chunks(rows: Sequence[ResultRow], records: Mapping[str, LintEvalRecord], chunks: int) -> list[Json]:
-    parts: list[Json] = [{"samples": {}, "rows": {}} for _ in range(chunks)]
+def rows_by_chunk(sample_ids: Sequence[str], chunks: int) -> list[list[int]]:
+    """The row indices of each chunk, in the table's order."""
+    members: list[list[int]] = [[] for _ in range(chunks)]
+    for index, sample_id in enumerate(sample_ids):
+        members[chunk_of(sample_id, chunks)].append(index)
+    return members
+
+
+def chunk_ranges(members: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    """Consecutive chunks ``[first, last)`` of about ``RANGE_ROWS`` rows together."""
+    ranges, first, rows = [], 0, 0
+    for k, indices in enumerate(members):
+        rows += len(indices)
+        if rows >= RANGE_ROWS:
+            ranges.append((first, k + 1))
+            first, rows = k + 1, 0
+    if first < len(members):
+        ranges.append((first, len(members)))
+    return ranges
+
+
+def chunk_of_rows(rows: Sequence[ResultRow], records: Mapping[str, LintEvalRecord]) -> Json:
+    """One ``data/rows-<k>.js``: the details of its rows and of the samples they belong to."""
+    part: Json = {"samples": {}, "rows": {}}
     for row in rows:
-        part = parts[chunk_of(row.sample_id, chunks)]
         record = records.get(row.sample_id)
         if row.sample_id not in part["samples"]:
             part["samples"][row.sample_id] = sample_detail(row, record)
         part["rows"][row.row_id] = row_detail(row, record)
-    return parts
+    return part
 
 
 # -- data: what the index and the sample pages show ----------------------------------------------
@@ -330,14 +377,14 @@ def _page(title: str, body: str, scripts: Iterable[str] = (), body_attrs: str = 
             f"<body{body_attrs}>{body}{tags}</body></html>\n")
 
 
-def index_page(title: str, rows: Sequence[ResultRow], metrics: RunMetrics) -> str:
-    summary = (f"{metrics.n_samples} samples, {metrics.draws} draw(s) each, {len(rows)} rows; "
+def index_page(title: str, results: ResultTable, metrics: RunMetrics) -> str:
+    summary = (f"{metrics.n_samples} samples, {metrics.draws} draw(s) each, {len(results)} rows; "
                f"{metrics.excluded} rows not scored (invalid input or evaluator fault).")
     parts = [f"<h1>{_e(title)}</h1><p>{_e(summary)} <a href='#browser'>Browse the samples</a>.</p>"]
     parts += [f"<p class='warning'><strong>Warning:</strong> {_e(w)}</p>" for w in metrics.warnings()]
     parts += [to_html(table) for table in metric_tables(metrics)]
-    parts.append(failures_html(rows))
-    parts.append(to_html(generation_table(rows)))
+    parts.append(failures_html(results))
+    parts.append(to_html(generation_table(results)))
     parts.append("<h3>Plots</h3><div class='plots'>"
                  + "".join(f"<img src='plots/{_e(n)}' alt='{_e(n)}'>" for n in plots_names(metrics)) + "</div>")
     parts.append("<h2 id='browser'>Samples</h2><div id='sample-browser'>"
@@ -350,27 +397,29 @@ def plots_names(metrics: RunMetrics) -> list[str]:
     return names + (["verdicts.png"] if metrics.verdicts else [])
 
 
-def failures_html(rows: Sequence[ResultRow]) -> str:
+def failures_html(results: ResultTable) -> str:
     """Rows that did not pass, by verdict (or status), each count linking to the filtered table."""
-    counts = Counter(outcome_of(row) for row in rows if not row.pass_at_1)
+    counts = Counter(verdict if verdict is not None else status for verdict, status, passed in
+                     zip(results.column("verdict"), results.column("status"), results.column("pass_at_1"),
+                         strict=True) if not passed)  # outcome_of, from the columns
     body = "".join(
         f"<tr><td><a href='#verdict={quote(name, safe='')}'>{_e(name)}</a></td><td>{count}</td>"
-        f"<td>{_e(pct(count / len(rows)))}</td></tr>"
+        f"<td>{_e(pct(count / len(results)))}</td></tr>"
         for name, count in counts.most_common()
     ) or "<tr><td colspan='3'>every row passed</td></tr>"
     return ("<h3>Failures by verdict</h3><table id='failures'><thead><tr><th>verdict / status</th>"
             f"<th>rows</th><th>share of rows</th></tr></thead><tbody>{body}</tbody></table>")
 
 
-def generation_table(rows: Sequence[ResultRow]) -> Table:
+def generation_table(results: ResultTable) -> Table:
     """Did the model answer usefully: errors, unextractable answers, tokens spent."""
-    tokens = sorted(row.tokens_used for row in rows if row.tokens_used is not None)
-    generation_errors = sum(row.status == Status.GENERATION_ERROR for row in rows)
-    unextracted = sum(row.verdict == Verdict.EXTRACTION_FAILED for row in rows)
+    tokens = sorted(t for t in results.column("tokens_used") if t is not None)
+    generation_errors = sum(s == Status.GENERATION_ERROR for s in results.column("status"))
+    unextracted = sum(v == Verdict.EXTRACTION_FAILED for v in results.column("verdict"))
     return Table(title="Generation health", headers=["", "rows"], rows=[
         ["generation errors (backend failed)", str(generation_errors)],
         ["no code block extracted", str(unextracted)],
-        ["revisions with added suppressions", str(sum(bool(row.suppressions_added) for row in rows))],
+        ["revisions with added suppressions", str(sum(bool(n) for n in results.column("suppressions_added")))],
         ["tokens used: median / max", f"{tokens[len(tokens) // 2]} / {tokens[-1]}" if tokens else "-"],
     ])
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
 
 from pydantic import BaseModel
 
 from linteval_ray.reduce.health import GenerationHealth
 from linteval_ray.reduce.metrics import AgreementMetrics, GroupMetrics, RunMetrics
-from linteval_ray.schema import ResultRow
+from linteval_ray.schema.table import ResultTable
 
 
 class Table(BaseModel):
@@ -118,8 +117,10 @@ def lint_agreement_table(metrics: RunMetrics) -> Table:
     )
 
 
-def slowest_table(rows: Sequence[ResultRow], top: int = 10) -> Table:
-    slow = sorted(rows, key=lambda r: r.timings.total_s, reverse=True)[:top]
+def slowest_table(results: ResultTable, top: int = 10) -> Table:
+    totals = results.field("timings", "total_s")
+    # sorted() is stable with reverse=True too: ties stay in row order, as they always were
+    slow = results.rows(sorted(range(len(totals)), key=totals.__getitem__, reverse=True)[:top])
     return Table(
         title=f"Slowest {len(slow)} rows (validation wall seconds, each row's own)",
         headers=["row", "language", "verdict", "total s", "lint s", "prepare s", "compile s", "tests s"],

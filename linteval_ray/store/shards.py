@@ -13,17 +13,25 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
-from collections.abc import Iterable, Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from linteval_ray.schema import ResultRow
 from linteval_ray.schema.arrow import result_schema, rows_to_table, table_to_rows
+from linteval_ray.schema.table import COLUMNS, GROUP_ROWS, ResultTable
 from linteval_ray.store.folder import SHARD_SUFFIX, RunFolder
 
 log = logging.getLogger(__name__)
+
+_READ_AHEAD = 4  # shards read at once (threads, and tables in memory)
+_MERGE_TABLES = 64  # small-column tables kept apart before they are merged
+_POSITION = "_position"  # a row's place in row_id order, while results.parquet is sorted
 
 
 def shard_name(row_ids: Sequence[str]) -> str:
@@ -62,23 +70,95 @@ def done_row_ids(folder: RunFolder) -> set[str]:
     return done
 
 
-def read_rows(folder: RunFolder) -> tuple[list[ResultRow], int]:
-    """All result rows, one per row id (sorted), and how many duplicates were dropped."""
-    rows: dict[str, ResultRow] = {}
-    duplicates = 0
-    for table in _read_all(folder, None):
-        for row in table_to_rows(table.cast(result_schema())):
-            if row.row_id in rows:
-                duplicates += 1
-                continue
-            rows[row.row_id] = row
+def _stream(folder: RunFolder, urls: Sequence[str], columns: list[str] | None) -> Iterator[pa.Table]:
+    """The shards at ``urls`` in order, read a few at a time (never all of them at once)."""
+    with ThreadPoolExecutor(max_workers=_READ_AHEAD) as pool:
+        for start in range(0, len(urls), _READ_AHEAD):
+            yield from pool.map(lambda url: _read(folder, url, columns), urls[start:start + _READ_AHEAD])
+
+
+def _placement(folder: RunFolder, urls: Sequence[str]) -> tuple[list[tuple[list[int], list[int]]], int]:
+    """For each shard, the rows it keeps and their positions in row_id order (the first copy of a
+    row id, in listing order, is kept), and how many duplicates are dropped."""
+    first: dict[str, tuple[int, int]] = {}
+    total = 0
+    for shard, table in enumerate(_stream(folder, urls, ["row_id"])):
+        for row, row_id in enumerate(table.column("row_id").to_pylist()):
+            first.setdefault(row_id, (shard, row))
+            total += 1
+    kept: list[tuple[list[int], list[int]]] = [([], []) for _ in urls]
+    for position, row_id in enumerate(sorted(first)):
+        shard, row = first[row_id]
+        kept[shard][0].append(row)
+        kept[shard][1].append(position)
+    return kept, total - len(first)
+
+
+def compact_results(folder: RunFolder) -> tuple[ResultTable, int]:
+    """Write ``results.parquet`` (every row once, sorted by row_id, in row groups of
+    ``GROUP_ROWS``) by an external sort: each shard's rows go to the temporary file of their
+    position's group, then each group is sorted and appended. Returns the rows (their small
+    columns in memory, whole rows read back from ``results.parquet``) and the duplicates dropped."""
+    urls = folder.store.list_files(folder.shards, SHARD_SUFFIX, recursive=False)
+    kept, duplicates = _placement(folder, urls)
     if duplicates:
         log.warning("dropped %d duplicate result rows (same row_id in several shards)", duplicates)
-    return [rows[k] for k in sorted(rows)], duplicates
-
-
-def write_results_table(folder: RunFolder, rows: Iterable[ResultRow]) -> None:
-    """The compacted, sorted ``results.parquet`` next to the shards (what users open)."""
-    buf = io.BytesIO()
-    pq.write_table(rows_to_table(list(rows)), buf, compression="zstd")
+    schema = result_schema()
+    columns: list[pa.Table] = []
+    with tempfile.TemporaryDirectory(prefix="linteval-reduce-") as tmp:
+        # Arrow IPC streams, not Parquet: a stream keeps no footer listing its thousands of batches.
+        groups: dict[int, pa.RecordBatchStreamWriter] = {}
+        for table, (rows, positions) in zip(_stream(folder, urls, None), kept, strict=True):
+            if not rows:
+                continue
+            table = table.cast(schema).take(pa.array(rows, pa.int64()))
+            table = table.append_column(_POSITION, pa.array(positions, pa.int64()))
+            columns = _compacted([*columns, table.select([*COLUMNS, _POSITION])])
+            for group, members in _by_group(positions).items():
+                if group not in groups:
+                    groups[group] = pa.ipc.new_stream(Path(tmp, f"{group}.arrows"), table.schema)
+                groups[group].write_table(table.take(pa.array(members, pa.int64())))
+        for writer in groups.values():
+            writer.close()
+        buf = io.BytesIO()
+        with pq.ParquetWriter(buf, schema, compression="zstd") as out:
+            for group in sorted(groups):
+                with pa.ipc.open_stream(Path(tmp, f"{group}.arrows")) as part:
+                    out.write_table(_sorted(part.read_all()), row_group_size=GROUP_ROWS)
     folder.store.write_atomic(folder.results, buf.getvalue())
+    del buf
+    small = _sorted(pa.concat_tables(columns)) if columns else schema.empty_table().select(list(COLUMNS))
+    fs, path = folder.store.pyarrow_filesystem(folder.results)
+    return ResultTable(small, pq.ParquetFile(fs.open_input_file(path))), duplicates
+
+
+def _compacted(tables: list[pa.Table]) -> list[pa.Table]:
+    """``tables``, merged into one contiguous table once there are many (each small table has
+    its own buffers per column: thousands of them cost more than their rows)."""
+    return [pa.concat_tables(tables).combine_chunks()] if len(tables) >= _MERGE_TABLES else tables
+
+
+def _by_group(positions: Sequence[int]) -> dict[int, list[int]]:
+    """Indices into ``positions`` by the row group of results.parquet each position falls in."""
+    members: dict[int, list[int]] = {}
+    for index, position in enumerate(positions):
+        members.setdefault(position // GROUP_ROWS, []).append(index)
+    return members
+
+
+def _sorted(table: pa.Table) -> pa.Table:
+    """``table`` in the order of its position column, without it."""
+    return table.take(pc.sort_indices(table.column(_POSITION))).drop_columns([_POSITION])
+
+
+def read_rows(folder: RunFolder) -> tuple[list[ResultRow], int]:
+    """All result rows as models, one per row id (sorted), and how many duplicates were dropped
+    (``compare``'s pages; the reduction reads columns, see ``compact_results``)."""
+    urls = folder.store.list_files(folder.shards, SHARD_SUFFIX, recursive=False)
+    kept, duplicates = _placement(folder, urls)
+    placed: list[tuple[int, ResultRow]] = []
+    for table, (rows, positions) in zip(_stream(folder, urls, None), kept, strict=True):
+        if rows:
+            chosen = table.cast(result_schema()).take(pa.array(rows, pa.int64()))
+            placed += zip(positions, table_to_rows(chosen), strict=True)
+    return [row for _, row in sorted(placed, key=lambda p: p[0])], duplicates

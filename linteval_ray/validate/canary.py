@@ -17,6 +17,7 @@ from typing import Any
 
 from linteval_ray.load.presets import bundled_path
 from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
+from linteval_ray.schema.table import ResultTable
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,9 @@ def _canary_record() -> LintEvalRecord:
     raise LookupError(f"canary sample {CANARY_SAMPLE} is not in the bundled data set")
 
 
-def out_of_service_workers(rows: Iterable[ResultRow]) -> dict[str, str]:
+def out_of_service_workers(rows: ResultTable | Iterable[ResultRow]) -> dict[str, str]:
     """worker -> why it went out of service, from the rows it refused to score (for the manifest)."""
-    return {row.worker or "?": row.error.removeprefix(OUT_OF_SERVICE) for row in rows
-            if row.error and row.error.startswith(OUT_OF_SERVICE)}
+    pairs = (zip(rows.column("worker"), rows.column("error"), strict=True) if isinstance(rows, ResultTable)
+             else ((row.worker, row.error) for row in rows))
+    return {worker or "?": error.removeprefix(OUT_OF_SERVICE) for worker, error in pairs
+            if error and error.startswith(OUT_OF_SERVICE)}
