@@ -30,21 +30,24 @@ from importlib import resources
 from typing import Any, NamedTuple
 from urllib.parse import quote, urlsplit
 
+import pyarrow as pa
+
 from linteval_ray.prompt.template import PromptError, load_template
 from linteval_ray.reduce.intervals import RESAMPLES, paired_bootstrap_delta
 from linteval_ray.reduce.metrics import EXCLUDED_STATUSES, RunMetrics
 from linteval_ray.report.plots import plots
 from linteval_ray.report.tables import Table, metric_tables, num, pct, to_html
 from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
-from linteval_ray.schema.arrow import table_to_rows
+from linteval_ray.schema.arrow import result_schema, table_to_rows
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import RunFolder, compare_page
 from linteval_ray.store.fs import ObjectStore
+from linteval_ray.store.spill import Buckets
 
 ROWS_PER_CHUNK = 64
-# Rows (as Arrow) gathered per pass over results.parquet: every pass reads each row group, since
-# chunks are hashes of ids; bigger ranges mean fewer passes and more memory.
+# Rows (as Arrow) read back at once from their temporary file: chunks are hashes of ids, so one
+# pass over results.parquet routes every row to its range's file; bigger ranges, more memory.
 RANGE_ROWS = 4096
 ASSETS = ("site.css", "site.js", "index.js", "sample.js")
 # default-src 'none': no network, no inline script or handler; 'self' still matches file:// pages.
@@ -79,22 +82,24 @@ def write_site(
         store.write_atomic(f"{site}/plots/{name}", png)
     summaries = [""] * len(results)  # each row's index line, as JSON text, in the table's order
     members = rows_by_chunk(results.column("sample_id"), chunks)
-    for first, last in chunk_ranges(members):
-        # one read of the table's row groups for ~RANGE_ROWS rows; models for one chunk at a time
-        wanted = [i for k in range(first, last) for i in members[k]]
-        taken = results.take(wanted)
-        offset = 0
-        for k in range(first, last):
-            indices = members[k]
-            chunk_rows = table_to_rows(taken.slice(offset, len(indices)))
-            offset += len(indices)
-            chunk_records = {sample_id: record for sample_id in dict.fromkeys(r.sample_id for r in chunk_rows)
-                             if (record := records.get(sample_id)) is not None}
-            for index, row in zip(indices, chunk_rows, strict=True):
-                summaries[index] = safe_json(summary_of(row, chunk_records.get(row.sample_id)))
-            target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
-            store.write_atomic(f"{site}/data/rows-{k}.js",
-                               js_assignment(target, chunk_of_rows(chunk_rows, chunk_records)))
+    ranges = chunk_ranges(members)
+    with Buckets("linteval-site-", result_schema()) as spilled:
+        # one pass over the table's row groups routes each row to its range's file
+        results.spill(range_of_rows(members, ranges, len(results)), spilled)
+        for number, (first, last) in enumerate(ranges):
+            taken = spilled.read(number)  # ~RANGE_ROWS rows, in the table's order
+            in_range = sorted(i for k in range(first, last) for i in members[k])
+            position = {index: p for p, index in enumerate(in_range)}  # row index -> row of `taken`
+            for k in range(first, last):  # models for one chunk at a time
+                indices = members[k]
+                chunk_rows = table_to_rows(taken.take(pa.array([position[i] for i in indices], pa.int64())))
+                chunk_records = {sample_id: record for sample_id in dict.fromkeys(r.sample_id for r in chunk_rows)
+                                 if (record := records.get(sample_id)) is not None}
+                for index, row in zip(indices, chunk_rows, strict=True):
+                    summaries[index] = safe_json(summary_of(row, chunk_records.get(row.sample_id)))
+                target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
+                store.write_atomic(f"{site}/data/rows-{k}.js",
+                                   js_assignment(target, chunk_of_rows(chunk_rows, chunk_records)))
     index_js = f'{{"fields":{safe_json(list(SUMMARY_FIELDS))},"rows":[{",".join(summaries)}]}}'
     store.write_atomic(f"{site}/data/index.js", f"window.LINTEVAL_INDEX = {index_js};\n".encode())
     store.write_atomic(f"{site}/index.html", index_page(title, results, metrics).encode())
@@ -174,6 +179,16 @@ def chunk_ranges(members: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
     if first < len(members):
         ranges.append((first, len(members)))
     return ranges
+
+
+def range_of_rows(members: Sequence[Sequence[int]], ranges: Sequence[tuple[int, int]], rows: int) -> list[int]:
+    """Each row's range (its number in ``ranges``), by row index."""
+    range_of = [0] * rows
+    for number, (first, last) in enumerate(ranges):
+        for k in range(first, last):
+            for index in members[k]:
+                range_of[index] = number
+    return range_of
 
 
 def chunk_of_rows(rows: Sequence[ResultRow], records: Mapping[str, LintEvalRecord]) -> Json:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -21,6 +21,9 @@ import pyarrow.parquet as pq
 
 from linteval_ray.schema.arrow import result_schema, rows_to_table, table_to_rows
 from linteval_ray.schema.result import ResultRow
+
+if TYPE_CHECKING:
+    from linteval_ray.store.spill import Buckets
 
 GROUP_ROWS = 4096  # rows read (and sorted, by the reduction) at once; results.parquet's row group size
 BATCH_ROWS = 4096  # rows turned into Python objects at once when small columns are walked
@@ -90,6 +93,17 @@ class ResultTable:
         for k, position in enumerate(order):
             placed[position] = k
         return gathered.take(pa.array(placed, pa.int64()))
+
+    def spill(self, bucket_of: Sequence[int], buckets: Buckets) -> None:
+        """Every row to bucket ``bucket_of[index]``, in the table's order, in one pass over the row
+        groups (a partition by a key scattered over the whole table costs one read, not one a part)."""
+        for group, start in enumerate(self._starts):
+            table = self._group(group)
+            members: dict[int, list[int]] = {}
+            for offset in range(table.num_rows):
+                members.setdefault(bucket_of[start + offset], []).append(offset)
+            for bucket, offsets in members.items():
+                buckets.write(bucket, table.take(pa.array(offsets, pa.int64())))
 
     def rows(self, indices: Sequence[int]) -> list[ResultRow]:
         """The models of the rows at ``indices``, in that order."""

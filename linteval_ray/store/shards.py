@@ -13,10 +13,8 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
-import tempfile
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -26,6 +24,7 @@ from linteval_ray.schema import ResultRow
 from linteval_ray.schema.arrow import result_schema, rows_to_table, table_to_rows
 from linteval_ray.schema.table import COLUMNS, GROUP_ROWS, ResultTable
 from linteval_ray.store.folder import SHARD_SUFFIX, RunFolder
+from linteval_ray.store.spill import Buckets
 
 log = logging.getLogger(__name__)
 
@@ -105,9 +104,7 @@ def compact_results(folder: RunFolder) -> tuple[ResultTable, int]:
         log.warning("dropped %d duplicate result rows (same row_id in several shards)", duplicates)
     schema = result_schema()
     columns: list[pa.Table] = []
-    with tempfile.TemporaryDirectory(prefix="linteval-reduce-") as tmp:
-        # Arrow IPC streams, not Parquet: a stream keeps no footer listing its thousands of batches.
-        groups: dict[int, pa.RecordBatchStreamWriter] = {}
+    with Buckets("linteval-reduce-", schema.append(pa.field(_POSITION, pa.int64()))) as groups:
         for table, (rows, positions) in zip(_stream(folder, urls, None), kept, strict=True):
             if not rows:
                 continue
@@ -115,16 +112,11 @@ def compact_results(folder: RunFolder) -> tuple[ResultTable, int]:
             table = table.append_column(_POSITION, pa.array(positions, pa.int64()))
             columns = _compacted([*columns, table.select([*COLUMNS, _POSITION])])
             for group, members in _by_group(positions).items():
-                if group not in groups:
-                    groups[group] = pa.ipc.new_stream(Path(tmp, f"{group}.arrows"), table.schema)
-                groups[group].write_table(table.take(pa.array(members, pa.int64())))
-        for writer in groups.values():
-            writer.close()
+                groups.write(group, table.take(pa.array(members, pa.int64())))
         buf = io.BytesIO()
         with pq.ParquetWriter(buf, schema, compression="zstd") as out:
-            for group in sorted(groups):
-                with pa.ipc.open_stream(Path(tmp, f"{group}.arrows")) as part:
-                    out.write_table(_sorted(part.read_all()), row_group_size=GROUP_ROWS)
+            for group in groups.written():
+                out.write_table(_sorted(groups.read(group)), row_group_size=GROUP_ROWS)
     folder.store.write_atomic(folder.results, buf.getvalue())
     del buf
     small = _sorted(pa.concat_tables(columns)) if columns else schema.empty_table().select(list(COLUMNS))

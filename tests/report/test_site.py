@@ -18,12 +18,15 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import quote
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from linteval_ray.config import ValidationConfig
 from linteval_ray.load.loader import load_split
 from linteval_ray.prompt.template import load_template
 from linteval_ray.reduce.metrics import compute
+from linteval_ray.report import site as site_module
 from linteval_ray.report.site import (
     CompareRun,
     alert_marks,
@@ -35,6 +38,8 @@ from linteval_ray.report.site import (
     write_site,
 )
 from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
+from linteval_ray.schema.arrow import rows_to_table
+from linteval_ray.schema.table import COLUMNS, ResultTable
 from linteval_ray.store import RunFolder
 from linteval_ray.validate.metrics import sample_metrics
 
@@ -359,6 +364,40 @@ def test_sample_pages_find_their_chunk_among_many(tmp_path: Path, records: list[
         page = open_page(site / "sample.html", quote(row.row_id, safe=""), tmp_path)
         assert heading(page) == row.row_id
     assert "reasoning of row" not in (site / "data" / "index.js").read_text()  # the index holds summaries only
+
+
+class CountedReads(ResultTable):
+    """A ResultTable over a Parquet file that counts the row groups it reads."""
+
+    reads = 0
+
+    def _group(self, group: int) -> pa.Table:
+        self.reads += 1
+        return super()._group(group)
+
+
+def test_site_reads_each_row_group_once_and_writes_the_same_files(
+    tmp_path: Path, records: list[LintEvalRecord], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks scatter over the whole file (hashes of ids): the site routes rows to their range in
+    one pass over the row groups (not one pass per range), and the files do not depend on the
+    ranges or on where the rows are read from."""
+    many = [r.model_copy(update={"sample_id": f"{r.sample_id}-{i}"}) for i in range(6) for r in records]
+    rows = made_up_run(many)
+    expected = site_of(tmp_path / "in-memory", rows, many)
+    table = rows_to_table(rows)
+    pq.write_table(table, tmp_path / "results.parquet", row_group_size=16)
+    results = CountedReads(table.select(list(COLUMNS)), pq.ParquetFile(tmp_path / "results.parquet"))
+    monkeypatch.setattr(site_module, "RANGE_ROWS", 32)  # every chunk (~60 rows) a range of its own
+    chunks = chunk_count(len(rows))
+    assert chunks >= 3
+    output = tmp_path / "from-parquet" / "run"  # the same folder name: the same title
+    write_site(RunFolder.open(str(output)), results, compute(rows), records={r.sample_id: r for r in many})
+    assert results.reads == pq.ParquetFile(tmp_path / "results.parquet").num_row_groups == 15
+    written = sorted(p.relative_to(output / "report") for p in (output / "report").rglob("*") if p.is_file())
+    assert written == sorted(p.relative_to(expected) for p in expected.rglob("*") if p.is_file())
+    for name in written:
+        assert (output / "report" / name).read_bytes() == (expected / name).read_bytes(), name
 
 
 # -- hostile text --------------------------------------------------------------------------------------
