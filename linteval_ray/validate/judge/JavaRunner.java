@@ -18,8 +18,9 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.Permission;
-import java.util.HexFormat;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
@@ -33,23 +34,25 @@ import java.util.TimeZone;
  * Usage: JavaRunner PROGRAM_DIR MAIN_CLASS PLAN OUTPUT_BUDGET_BYTES OUTPUT_CAP_BYTES
  * PLAN: one test a line, tab-separated: name, input file, output file, CPU budget ms, wall budget ms.
  *
- * Each test gets a fresh class loader over PROGRAM_DIR (static state starts anew), its own
- * System.in (the input file), System.out (the output file) and System.err (counted, discarded),
- * built as the JDK builds them so the bytes that reach the output are the ones a fresh JVM writes
- * (a PrintStream over a 128-byte buffer, never flushed at exit). System.exit is caught by a
- * SecurityManager and becomes the test's exit status.
+ * Each test's main runs on this JVM's own main thread (the launcher gave it the -Xss stack a
+ * fresh JVM's main has, and no second 64 MiB stack takes address space), with a fresh class
+ * loader over PROGRAM_DIR (static state starts anew), its own System.in (the input file),
+ * System.out (the output file) and System.err (counted, discarded), built as the JDK builds them
+ * so the bytes that reach the output are the ones a fresh JVM writes (a PrintStream over a
+ * 128-byte buffer, never flushed at exit). System.exit is caught by a SecurityManager and becomes
+ * the test's exit status. A watchdog thread with a small stack enforces the budgets.
  *
- * On stdout, one line per test that ended normally ("done NAME CPU_NS WALL_NS SHA256": the digest lets
- * the judge tell its output file from one a later test rewrote); at the first test
- * that did not ("stop NAME REASON": exit status not 0, an uncaught exception or error, a budget
+ * On stdout, one line per test that ended normally ("done NAME CPU_NS WALL_NS SHA256": the digest
+ * lets the judge tell its output file from one a later test rewrote); at the first test that did
+ * not ("stop NAME REASON": exit status not 0, an uncaught exception or error in main, a budget
  * exceeded, output past the cap, a thread or process left running, output written after exit),
  * the JVM halts: that test and the later ones are judged by a fresh JVM each.
  */
 public final class JavaRunner {
-    private static final long STACK_BYTES = 64L << 20; // -Xss64m of a fresh JVM's main thread
     private static final long POLL_MS = 5;
-    private static final int START_ATTEMPTS = 200;
+    private static final int SETTLE_ATTEMPTS = 200;
     private static final long EXIT_GRACE_MS = 200; // threads must unwind this fast after System.exit
+    private static final long WATCHDOG_STACK_BYTES = 256 << 10;
 
     private static volatile Test current;
     private static volatile boolean runnerExit;
@@ -60,29 +63,58 @@ public final class JavaRunner {
         Path programDir = Path.of(args[0]);
         String mainClass = args[1];
         List<String> plan = Files.readAllLines(Path.of(args[2]), StandardCharsets.UTF_8);
-        long[] budget = {Long.parseLong(args[3])};
+        long budget = Long.parseLong(args[3]);
         long cap = Long.parseLong(args[4]);
-        System.setSecurityManager(new ExitTrap());
         URL[] classpath = {programDir.toUri().toURL()};
+        processCpuNs(); // load what the watchdog uses before any test
+        System.setSecurityManager(new ExitTrap());
+        Thread watchdog = new Thread(null, JavaRunner::watch, "judge-watchdog", WATCHDOG_STACK_BYTES);
+        watchdog.setDaemon(true);
+        watchdog.start();
         for (String line : plan) {
             String[] f = line.split("\t");
-            Test test = new Test(f[0], f[1], f[2], Long.parseLong(f[3]) * 1_000_000L, Long.parseLong(f[4]), cap, budget);
+            Test test = new Test(f[0], f[1], f[2], Long.parseLong(f[3]) * 1_000_000L, Long.parseLong(f[4]),
+                                 Math.min(cap, budget), cap);
             String why = test.run(classpath, mainClass);
-            if (why != null) {
-                stop(test.name + " " + why);
+            synchronized (JavaRunner.class) {
+                current = null;
+                if (why != null) {
+                    stop(test.name + " " + why);
+                }
+                report.println("done " + test.name + " " + test.cpuNs + " " + test.wallNs + " " + test.out.digest());
+                report.flush();
             }
-            report.println("done " + test.name + " " + test.cpuNs + " " + test.wallNs + " " + test.out.digest());
-            report.flush();
-            budget[0] -= test.out.count;
+            budget -= test.out.count;
         }
         stop("end");
     }
 
+    /** Halts the JVM (the caller holds the class lock, so no "done" line follows). */
     private static void stop(String line) {
         report.println("stop " + line);
         report.flush();
         runnerExit = true;
         Runtime.getRuntime().halt(0);
+    }
+
+    /** The watchdog: halts the JVM when the running test exceeds a budget. */
+    private static void watch() {
+        while (true) {
+            Test test = current;
+            String why = test == null ? null : test.overBudget();
+            if (why != null) {
+                synchronized (JavaRunner.class) {
+                    if (current == test) {
+                        stop(test.name + " " + why);
+                    }
+                }
+            }
+            try {
+                Thread.sleep(POLL_MS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
     }
 
     /** This JVM's kernel threads. */
@@ -96,36 +128,46 @@ public final class JavaRunner {
             .getProcessCpuTime();
     }
 
+    /** Every live thread of this JVM (without stack traces: cheap to poll). */
+    private static Set<Thread> liveThreads() {
+        ThreadGroup root = Thread.currentThread().getThreadGroup();
+        while (root.getParent() != null) {
+            root = root.getParent();
+        }
+        Thread[] threads = new Thread[root.activeCount() + 16];
+        int n = root.enumerate(threads, true);
+        return new HashSet<>(Arrays.asList(threads).subList(0, n));
+    }
+
     /** One test: its streams, its threads, how it ended. */
     private static final class Test {
         final String name;
         final String input;
-        final String output;
         final long cpuBudgetNs;
         final long wallBudgetMs;
         final Counting out;
         final Counting err;
-        final TestGroup group = new TestGroup(this);
         volatile Integer exitStatus;
+        volatile long exitAtNs;
         volatile long outAtExit;
-        volatile String failure;
+        volatile long cpu0;
+        volatile long wall0;
         long cpuNs;
         long wallNs;
-        int tasksBefore;
 
-        Test(String name, String input, String output, long cpuBudgetNs, long wallBudgetMs, long cap, long[] budget)
+        Test(String name, String input, String output, long cpuBudgetNs, long wallBudgetMs, long outCap, long errCap)
                 throws IOException {
             this.name = name;
             this.input = input;
-            this.output = output;
             this.cpuBudgetNs = cpuBudgetNs;
             this.wallBudgetMs = wallBudgetMs;
-            this.out = new Counting(new FileOutputStream(output), Math.min(cap, budget[0]));
-            this.err = new Counting(OutputStream.nullOutputStream(), cap);
+            this.out = new Counting(new FileOutputStream(output), outCap);
+            this.err = new Counting(OutputStream.nullOutputStream(), errCap);
         }
 
         /** Null when the test ended normally with exit status 0, else why not. */
         String run(URL[] classpath, String mainClass) throws Exception {
+            Thread self = Thread.currentThread();
             PrintStream stdout = System.out, stderr = System.err;
             InputStream stdin = System.in;
             Properties properties = (Properties) System.getProperties().clone();
@@ -133,21 +175,23 @@ public final class JavaRunner {
             Locale display = Locale.getDefault(Locale.Category.DISPLAY);
             Locale format = Locale.getDefault(Locale.Category.FORMAT);
             TimeZone zone = TimeZone.getDefault();
-            Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
-            tasksBefore = tasks();
-            long cpu0 = processCpuNs(), wall0 = System.nanoTime();
+            ClassLoader context = self.getContextClassLoader();
+            Set<Thread> before = liveThreads();
+            int tasksBefore = tasks();
+            cpu0 = processCpuNs();
+            wall0 = System.nanoTime();
             try (InputStream in = new FileInputStream(input);
                  URLClassLoader loader = new URLClassLoader(classpath, ClassLoader.getPlatformClassLoader())) {
                 System.setIn(new BufferedInputStream(in));
                 System.setOut(new PrintStream(new BufferedOutputStream(out, 128), true));
                 System.setErr(new PrintStream(new BufferedOutputStream(err, 128), true));
+                self.setContextClassLoader(loader);
                 current = this;
-                Thread main = startMain(loader, mainClass);
-                return main == null ? "cannot start the main thread" : watch(main, before, cpu0, wall0);
+                String failure = invokeMain(loader, mainClass);
+                return failure != null ? failure : ended(before, tasksBefore);
             } finally {
                 cpuNs = processCpuNs() - cpu0;
                 wallNs = System.nanoTime() - wall0;
-                current = null;
                 System.setIn(stdin);
                 System.setOut(stdout);
                 System.setErr(stderr);
@@ -157,38 +201,21 @@ public final class JavaRunner {
                 Locale.setDefault(Locale.Category.FORMAT, format);
                 TimeZone.setDefault(zone);
                 Thread.setDefaultUncaughtExceptionHandler(null);
+                self.setContextClassLoader(context);
                 out.close();
             }
         }
 
-        /** The test's main thread, started; null if it cannot be. The previous test's thread may not
-         * have left the kernel yet: until it has, glibc cannot reuse its 64 MiB stack, and a second
-         * one may not fit RLIMIT_AS. */
-        Thread startMain(ClassLoader loader, String mainClass) throws InterruptedException {
-            for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
-                Thread main = new Thread(group, () -> invokeMain(loader, mainClass), "main", STACK_BYTES);
-                main.setContextClassLoader(loader);
-                try {
-                    main.start();
-                    return main;
-                } catch (OutOfMemoryError e) {
-                    Thread.sleep(POLL_MS);
-                }
-            }
-            return null;
-        }
-
-        void invokeMain(ClassLoader loader, String mainClass) {
+        /** Null when main returned or called System.exit, else why it did not. */
+        String invokeMain(ClassLoader loader, String mainClass) {
             Method main;
             try {
                 main = Class.forName(mainClass, false, loader).getMethod("main", String[].class);
             } catch (ReflectiveOperationException | LinkageError e) {
-                failure = "no main: " + e;
-                return;
+                return "no main: " + e.getClass().getName();
             }
             if (!Modifier.isStatic(main.getModifiers())) {
-                failure = "main is not static";
-                return;
+                return "main is not static";
             }
             try {
                 main.setAccessible(true); // a package-private class runs too, as with the launcher
@@ -196,76 +223,44 @@ public final class JavaRunner {
             } catch (InvocationTargetException e) {
                 Throwable cause = e.getCause();
                 if (!(cause instanceof ExitRequest)) {
-                    failure = "uncaught " + cause.getClass().getName();
+                    return "uncaught " + cause.getClass().getName();
                 }
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                failure = "cannot invoke main: " + e;
             } catch (ExitRequest e) {
                 // System.exit inside a static initializer
             } catch (Throwable e) {
-                failure = "uncaught " + e.getClass().getName();
+                return "cannot invoke main: " + e.getClass().getName();
             }
+            return null;
         }
 
-        /** Waits for the test's threads as a JVM waits before exiting (every non-daemon thread),
-         * within the budgets; null when it ended normally. */
-        String watch(Thread main, Set<Thread> before, long cpu0, long wall0) throws InterruptedException {
-            long exitSeen = -1;
-            while (true) {
-                Thread[] threads = new Thread[group.activeCount() + 8];
-                int alive = group.enumerate(threads);
-                boolean running = false;
-                for (int i = 0; i < alive; i++) {
-                    running |= !threads[i].isDaemon() || threads[i] == main;
-                }
-                if (failure != null) {
-                    return failure.replace('\n', ' ');
-                }
-                if (exitStatus != null) {
-                    exitSeen = exitSeen < 0 ? System.nanoTime() : exitSeen;
-                    if (alive == 0) {
-                        return ended(before);
+        /** After main: wait, as a JVM waits before exiting, for every non-daemon thread the test
+         * started (unless it called System.exit); then nothing of it may be left. */
+        String ended(Set<Thread> before, int tasksBefore) throws InterruptedException {
+            while (exitStatus == null) {
+                Thread waitFor = null;
+                for (Thread t : liveThreads()) {
+                    if (!before.contains(t) && !t.isDaemon()) {
+                        waitFor = t;
                     }
-                    if ((System.nanoTime() - exitSeen) / 1_000_000 > EXIT_GRACE_MS) {
-                        return "threads still running after exit";
+                }
+                if (waitFor == null) {
+                    break;
+                }
+                waitFor.join();
+            }
+            for (Thread t : liveThreads()) {
+                if (!before.contains(t)) {
+                    t.join(20); // a thread that ran to its end may still be leaving
+                    if (t.isAlive()) {
+                        return "thread left running: " + t.getName();
                     }
-                } else if (!running) {
-                    return ended(before);
-                }
-                if (processCpuNs() - cpu0 > cpuBudgetNs) {
-                    return "cpu budget exceeded";
-                }
-                if ((System.nanoTime() - wall0) / 1_000_000 > wallBudgetMs) {
-                    return "wall budget exceeded";
-                }
-                if (out.exceeded || err.exceeded) {
-                    return "output cap exceeded";
-                }
-                if (main.isAlive()) {
-                    main.join(POLL_MS);
-                } else {
-                    Thread.sleep(1);
                 }
             }
-        }
-
-        String ended(Set<Thread> before) throws InterruptedException {
-            Set<Thread> spawned = new HashSet<>(Thread.getAllStackTraces().keySet());
-            spawned.removeAll(before);
-            for (Thread t : spawned) {
-                t.join(20); // a thread that ran to its end may still be leaving
-                if (t.isAlive()) {
-                    return "thread left running: " + t.getName();
-                }
-            }
-            for (int i = 0; i < START_ATTEMPTS && tasks() > tasksBefore; i++) {
-                Thread.sleep(1); // the test's threads leave the kernel (and free their stacks) a little after join
+            for (int i = 0; i < SETTLE_ATTEMPTS && tasks() > tasksBefore; i++) {
+                Thread.sleep(1); // ended threads leave the kernel, and free their stacks, a little after join
             }
             if (ProcessHandle.current().children().findAny().isPresent()) {
                 return "process left running";
-            }
-            if (failure != null) {
-                return failure.replace('\n', ' ');
             }
             if (out.exceeded || err.exceeded) {
                 return "output cap exceeded";
@@ -278,30 +273,26 @@ public final class JavaRunner {
             }
             return null;
         }
-    }
 
-    /** Every thread a test starts belongs here (threads inherit their creator's group). */
-    private static final class TestGroup extends ThreadGroup {
-        private final Test test;
-
-        TestGroup(Test test) {
-            super("main");
-            this.test = test;
-        }
-
-        @Override
-        public void uncaughtException(Thread t, Throwable e) {
-            if (e instanceof ExitRequest) {
-                return;
+        /** Checked by the watchdog while the test runs; null while within budgets. */
+        String overBudget() {
+            if (processCpuNs() - cpu0 > cpuBudgetNs) {
+                return "cpu budget exceeded";
             }
-            if (test.failure == null) {
-                test.failure = "uncaught " + e.getClass().getName() + " in thread " + t.getName();
+            if ((System.nanoTime() - wall0) / 1_000_000 > wallBudgetMs) {
+                return "wall budget exceeded";
             }
-            super.uncaughtException(t, e);
+            if (out.exceeded || err.exceeded) {
+                return "output cap exceeded";
+            }
+            if (exitStatus != null && (System.nanoTime() - exitAtNs) / 1_000_000 > EXIT_GRACE_MS) {
+                return "still running after exit";
+            }
+            return null;
         }
     }
 
-    /** An output stream counting its bytes, dropping those past the cap. */
+    /** An output stream counting and hashing its bytes, dropping those past the cap. */
     private static final class Counting extends OutputStream {
         private final OutputStream target;
         private final long cap;
@@ -345,7 +336,8 @@ public final class JavaRunner {
         }
     }
 
-    /** Thrown where System.exit would have ended the JVM: it unwinds the test's thread. */
+    /** Thrown where System.exit would have ended the JVM: it unwinds the calling thread
+     * (a ThreadDeath: an uncaught one ends a thread silently). */
     private static final class ExitRequest extends ThreadDeath {
         private static final long serialVersionUID = 1L;
     }
@@ -373,6 +365,7 @@ public final class JavaRunner {
             synchronized (test) {
                 if (test.exitStatus == null) {
                     test.outAtExit = test.out.count;
+                    test.exitAtNs = System.nanoTime();
                     test.exitStatus = status;
                 }
             }

@@ -58,9 +58,6 @@ WARM_CPU_SHARE = 0.5
 # The outputs of all tests together, in output caps: a revision printing near the cap on every
 # test goes back to fresh runs (one output held at a time) instead of filling the scratch disk.
 OUTPUT_BUDGET_CAPS = 4
-# The runner's own thread waits while each test's main thread runs: its 64 MiB stack (-Xss64m)
-# is added to RLIMIT_AS, so the program has the address space a fresh JVM gives it.
-RUNNER_THREAD_MB = 64
 STARTUP_CPU_S = 5.0  # the runner's own start, on top of the tests' budgets
 STARTUP_WALL_S = 30.0
 REPORT_BYTES = 1 << 20
@@ -111,7 +108,7 @@ def run_in_one_jvm(
         limits = RunLimits(
             wall_s=STARTUP_WALL_S + sum(limit for _, limit in tests),
             cpu_s=STARTUP_CPU_S + sum(WARM_CPU_SHARE * limit for _, limit in tests),
-            memory_mb=program.address_space_mb(ctx.limits.memory_mb) + RUNNER_THREAD_MB,
+            memory_mb=program.address_space_mb(ctx.limits.memory_mb),
             output_bytes=REPORT_BYTES,
             file_size_mb=ctx.limits.output_mb,
         )
