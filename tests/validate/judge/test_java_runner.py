@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.naive import reference_revision
 from linteval_ray.config import JavaTests, TestLimits
 from linteval_ray.load.presets import bundled_path
 from linteval_ray.schema.record import Language, LintEvalRecord
@@ -173,7 +174,7 @@ def test_bundled_java_samples_get_the_same_verdicts_and_counts_in_one_jvm(
     verdicts = set()
     for record in bundled_java():
         problem = prepare_problem(record, ctx)
-        code = record.revised_code or ""
+        code = reference_revision(record) or ""
         results = both_paths(code, problem, ctx)
         assert outcome(results["one_jvm"]) == outcome(results["fresh_jvm"]), record.sample_id
         verdicts.add(results["fresh_jvm"].verdict)
