@@ -55,9 +55,9 @@ PLAN_FILE = "plan.tsv"
 OUTPUT_DIR = "out"  # in the box's work dir: one output file per test
 # A warm test using more than this share of its CPU limit is judged again by a fresh JVM.
 WARM_CPU_SHARE = 0.5
-# The outputs of all tests together, in output caps: a revision printing near the cap on every
-# test goes back to fresh runs (one output held at a time) instead of filling the scratch disk.
-OUTPUT_BUDGET_CAPS = 4
+# The outputs of all tests together, in output caps: they are held until checked (fresh runs hold
+# one per job), so a revision printing near the cap on every test goes back to fresh runs.
+OUTPUT_BUDGET_CAPS = 2
 STARTUP_CPU_S = 5.0  # the runner's own start, on top of the tests' budgets
 STARTUP_WALL_S = 30.0
 REPORT_BYTES = 1 << 20
