@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from bench.naive import reference_revision
-from linteval_ray.config import JavaTests, TestLimits
+from linteval_ray.config import JavaTests
+from linteval_ray.config import TestLimits as Limits  # aliased: pytest would collect Test*
 from linteval_ray.load.presets import bundled_path
 from linteval_ray.schema.record import Language, LintEvalRecord
 from linteval_ray.validate.judge import (
@@ -170,7 +171,7 @@ def bundled_java() -> list[LintEvalRecord]:
 def test_bundled_java_samples_get_the_same_verdicts_and_counts_in_one_jvm(
     make_ctx: Callable[..., JudgeContext],
 ) -> None:
-    ctx = make_ctx(limits=TestLimits())  # the defaults a run uses
+    ctx = make_ctx(limits=Limits())  # the defaults a run uses
     verdicts = set()
     for record in bundled_java():
         problem = prepare_problem(record, ctx)
