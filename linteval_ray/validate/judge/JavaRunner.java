@@ -17,13 +17,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.CodeSource;
 import java.security.Permission;
+import java.security.Policy;
+import java.security.ProtectionDomain;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.PropertyPermission;
 import java.util.Set;
 import java.util.TimeZone;
 
@@ -42,6 +46,12 @@ import java.util.TimeZone;
  * 128-byte buffer, never flushed at exit). System.exit is caught by a SecurityManager and becomes
  * the test's exit status. A watchdog thread with a small stack enforces the budgets.
  *
+ * The program's classes (code source PROGRAM_DIR) hold no permission but reading and setting
+ * system properties (ProgramPolicy): no file, descriptor, process, reflection past access checks,
+ * class loader, stream redirection or thread of the judge is theirs, so nothing it does can reach
+ * this runner's report (its stdout) or another test's output. A denied action throws, the test
+ * does not end normally, and the fresh-JVM path judges it.
+ *
  * On stdout, one line per test that ended normally ("done NAME CPU_NS WALL_NS SHA256": the digest
  * lets the judge tell its output file from one a later test rewrote); at the first test that did
  * not ("stop NAME REASON": exit status not 0, an uncaught exception or error in main, a budget
@@ -57,6 +67,7 @@ public final class JavaRunner {
     private static volatile Test current;
     private static volatile boolean runnerExit;
     private static PrintStream report;
+    private static Thread watchdog;
 
     public static void main(String[] args) throws Exception {
         report = System.out;
@@ -67,10 +78,12 @@ public final class JavaRunner {
         long cap = Long.parseLong(args[4]);
         URL[] classpath = {programDir.toUri().toURL()};
         processCpuNs(); // load what the watchdog uses before any test
+        Policy.setPolicy(new ProgramPolicy(classpath[0]));
         System.setSecurityManager(new ExitTrap());
-        Thread watchdog = new Thread(null, JavaRunner::watch, "judge-watchdog", WATCHDOG_STACK_BYTES);
-        watchdog.setDaemon(true);
-        watchdog.start();
+        Thread guard = new Thread(null, JavaRunner::watch, "judge-watchdog", WATCHDOG_STACK_BYTES);
+        guard.setDaemon(true);
+        guard.start();
+        watchdog = guard; // from here on, only the watchdog itself may touch it
         for (String line : plan) {
             String[] f = line.split("\t");
             Test test = new Test(f[0], f[1], f[2], Long.parseLong(f[3]) * 1_000_000L, Long.parseLong(f[4]),
@@ -112,7 +125,7 @@ public final class JavaRunner {
             try {
                 Thread.sleep(POLL_MS);
             } catch (InterruptedException e) {
-                return;
+                // only the JVM's end stops the watchdog
             }
         }
     }
@@ -342,18 +355,49 @@ public final class JavaRunner {
         private static final long serialVersionUID = 1L;
     }
 
-    /** Permits everything (the box is the isolation) except leaving the JVM and replacing this. */
+    /** The program's classes may read and set system properties, nothing else; all other code
+     * (the JDK's, this runner's) may do anything. */
+    private static final class ProgramPolicy extends Policy {
+        private final String program;
+
+        ProgramPolicy(URL program) {
+            this.program = program.toString();
+        }
+
+        @Override
+        public boolean implies(ProtectionDomain domain, Permission permission) {
+            CodeSource source = domain.getCodeSource();
+            boolean isProgram = source != null && source.getLocation() != null
+                && program.equals(source.getLocation().toString());
+            return !isProgram || permission instanceof PropertyPermission;
+        }
+    }
+
+    /** The policy's checks (stack inspection: any frame of the program denies), System.exit
+     * turned into the test's exit status, and the judge's SecurityManager and watchdog left alone. */
     private static final class ExitTrap extends SecurityManager {
         @Override
         public void checkPermission(Permission perm) {
             if ("setSecurityManager".equals(perm.getName())) {
                 throw new SecurityException("the judge's SecurityManager stays");
             }
+            super.checkPermission(perm);
         }
 
         @Override
         public void checkPermission(Permission perm, Object context) {
-            checkPermission(perm);
+            if ("setSecurityManager".equals(perm.getName())) {
+                throw new SecurityException("the judge's SecurityManager stays");
+            }
+            super.checkPermission(perm, context);
+        }
+
+        @Override
+        public void checkAccess(Thread thread) {
+            if (thread == watchdog && Thread.currentThread() != watchdog) {
+                throw new SecurityException("the judge's watchdog is not the program's");
+            }
+            super.checkAccess(thread);
         }
 
         @Override

@@ -105,6 +105,16 @@ CASES: dict[str, tuple[str, bool]] = {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out));
         out.println(answer(new Scanner(System.in)));
         out.flush();"""), False),
+    # The judge's watchdog is not the program's: touching it is denied, and the test goes to a fresh JVM.
+    "stops_the_watchdog_then_overruns": (solving(f"""
+        Thread[] all = new Thread[64];
+        int count = Thread.currentThread().getThreadGroup().enumerate(all);
+        for (int i = 0; i < count; i++) {{
+            if (all[i] != Thread.currentThread()) {{ all[i].interrupt(); }}
+        }}
+        long until = System.nanoTime() + 30_000_000_000L;
+        while (System.nanoTime() < until) {{ Thread.onSpinWait(); }}
+        {ANSWER}"""), False),
 }
 TARGETS = Targets(port=9, sentinel_pid=1 << 22, validator_pid=1 << 22, planted_file="/nonexistent/planted",
                   output_file="/nonexistent/out", other_work_file="/nonexistent/work", cache_dir="/nonexistent/cache")
@@ -159,6 +169,44 @@ def test_hostile_java_programs_get_the_same_verdicts_in_one_jvm(
     assert outcome(results["one_jvm"]) == outcome(results["fresh_jvm"]), results["fresh_jvm"].detail
     assert results["fresh_jvm"].verdict != "passed"
     assert kept_by_runner(HOSTILE[name], problem, ctx) == 0  # every one of them ends abnormally
+
+
+# Each way a program in the runner could reach the runner's report (its real stdout), another
+# test's output or the runner's classes; none is named in the class file, so only the policy stops it.
+PROBES = """
+    static boolean reached(java.util.concurrent.Callable<Object> attempt) {
+        try { attempt.call(); return true; } catch (SecurityException denied) { return false; }
+          catch (Exception other) { return false; }
+    }
+    static Object fileDescriptor() throws Exception {
+        return Class.forName(String.join("", "java.io.File", "Descriptor")).getField("out").get(null);
+    }
+"""
+REACH_ATTEMPTS = """
+        boolean any = reached(() -> new FileOutputStream("/proc/self/fd/1"))
+            || reached(() -> new FileOutputStream("out/1"))
+            || reached(() -> Class.forName("java.io.FileOutputStream")
+                   .getConstructor(fileDescriptor().getClass()).newInstance(fileDescriptor()))
+            || reached(() -> ClassLoader.class.getMethod(String.join("", "getSystem", "ClassLoader")).invoke(null))
+            || reached(() -> new ProcessBuilder("/bin/true").start())
+            || reached(() -> { System.setOut(System.err); return null; });
+        System.out.println(any ? "REACHED" : answer(new Scanner(System.in)));"""
+
+
+def test_a_program_in_the_runner_reaches_nothing_of_the_judge(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext
+) -> None:
+    """It ends normally either way; what it printed says whether any door was open."""
+    problem = prepared("cpp")
+    out = Path(tempfile.mkdtemp(dir=ctx.scratch)) / "prog"
+    code = solving(REACH_ATTEMPTS, members=PROBES)
+    compiled = compile_program("java", code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=out)
+    assert compiled.program is not None and fits_one_jvm(compiled.program), compiled.error
+    tests = [(t, time_limit_s(t, ctx)) for t in problem.reference.tests]
+    ran = run_in_one_jvm(compiled.program, tests, problem.tests, ctx)
+    assert len(ran) == len(tests)
+    assert not [t.name for t in ran if b"REACHED" in t.stdout]
+    assert judge_revision("java", code, problem, ctx).verdict == "passed"
 
 
 def bundled_java() -> list[LintEvalRecord]:
