@@ -142,6 +142,9 @@ class TestLimits(_Section):
     reference_time_limit_s: float = Field(default=20.0, gt=0, description="limit for the original on one test")
 
 
+JavaTests = Literal["one_jvm", "fresh_jvm"]
+
+
 class PoolConfig(_Section):
     """The CPU validation actor pool."""
 
@@ -162,6 +165,13 @@ class ValidationConfig(_Section):
     )
     allow_unsafe_sandbox: bool = Field(default=False, description="must be true to use sandbox: rlimits")
     python: str = Field(default="/usr/bin/python3", description="interpreter for py3 submissions")
+    java_tests: JavaTests = Field(
+        default="one_jvm",
+        description="how a Java revision's tests run: 'one_jvm' runs them one after the other in one JVM per "
+        "revision (in the box, a fresh class loader per test) and judges from the first test that does not end "
+        "normally in fresh JVMs; 'fresh_jvm' starts a JVM per test (the reference path). Same verdicts, "
+        "less CPU: see docs/security.md",
+    )
     lint_profile: str = Field(
         default="linteval",
         description="linter settings: 'linteval' (calibrated on the dataset's records), 'broad', "

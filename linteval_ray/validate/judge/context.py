@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from linteval_ray.config import TestLimits
+from linteval_ray.config import JavaTests, TestLimits
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox
 from linteval_ray.validate.scratch import work_dir
 
@@ -33,6 +33,7 @@ class JudgeContext:
     limits: TestLimits = field(default_factory=TestLimits)
     jobs: int = 1
     python: str = "/usr/bin/python3"
+    java_tests: JavaTests = "one_jvm"  # see ValidationConfig.java_tests
     sandbox_runs: int = 0  # how many programs this context started (tests read it)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -50,12 +51,25 @@ class JudgeContext:
         files: dict[str, bytes] | None = None,
     ) -> RunResult:
         """Run in a fresh work dir holding ``files``; the dir is gone afterwards."""
-        with self._lock:
-            self.sandbox_runs += 1
         with work_dir(self.scratch, "run-") as workdir:
             for name, data in (files or {}).items():
                 (workdir / name).write_bytes(data)
-            return self.sandbox.run(argv, workdir=workdir, limits=limits, stdin=stdin, mounts=mounts, env=env)
+            return self.run_in(workdir, argv, limits=limits, stdin=stdin, mounts=mounts, env=env)
+
+    def run_in(
+        self,
+        workdir: Path,
+        argv: list[str],
+        *,
+        limits: RunLimits,
+        stdin: bytes | Path | None = None,
+        mounts: list[Mount] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> RunResult:
+        """Run in the caller's ``workdir`` (what the run leaves there is the caller's to read)."""
+        with self._lock:
+            self.sandbox_runs += 1
+        return self.sandbox.run(argv, workdir=workdir, limits=limits, stdin=stdin, mounts=mounts, env=env)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``fn`` over ``items`` on ``jobs`` threads (each sandbox run is its own process)."""

@@ -17,6 +17,11 @@ test. The first failing test in test order decides the verdict; tests start in o
 so every test before a time limit has run. That test is described in ``first_failure``
 (``failure.py``).
 
+Java (``validation.java_tests: one_jvm``, the default): the tests first run one after the
+other in one JVM per revision (``java_runner``); the tests before the first one that did not
+end normally there are checked from its outputs, and that test and the later ones run as above,
+a fresh JVM each, so every verdict other than a checked output comes from the fresh path.
+
 Counts: ``tests_generated`` = generator command lines = passed + failed + dropped, where
 dropped = inputs lost before judging (generator failure, validator reject, duplicate,
 original failed on it).
@@ -35,6 +40,7 @@ from linteval_ray.schema.result import FirstFailure, Verdict
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_program
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.failure import HEAD_BYTES, first_failure
+from linteval_ray.validate.judge.java_runner import WarmTest, fits_one_jvm, run_in_one_jvm
 from linteval_ray.validate.judge.problem import (
     OUTPUT_FILE,
     PreparedProblem,
@@ -149,7 +155,21 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
 
 
 def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> list[TestRecord]:
-    """Every reference test in order; none starts after the first (confirmed) time limit."""
+    """Every reference test in order; none starts after the first (confirmed) time limit.
+    Java: the tests that end normally in one JVM (``java_runner``) first, the rest each in its own."""
+    tests = problem.reference.tests
+    warm: list[TestRecord] = []
+    if ctx.java_tests == "one_jvm" and fits_one_jvm(program):
+        limits = [time_limit_s(test, ctx) for test in tests]
+        ran = run_in_one_jvm(program, list(zip(tests, limits, strict=True)), problem.tests, ctx)
+        warm = ctx.map(lambda pair: warm_record(*pair, problem, ctx), list(zip(ran, limits, strict=False)))
+    return warm + run_fresh(program, tests[len(warm):], problem, ctx)
+
+
+def run_fresh(
+    program: CompiledProgram, tests: list[ReferenceTest], problem: PreparedProblem, ctx: JudgeContext
+) -> list[TestRecord]:
+    """Each test in a process of its own."""
     stop = threading.Event()
 
     def one(test: ReferenceTest) -> TestRecord:
@@ -164,7 +184,17 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
             stop.set()
         return record
 
-    return ctx.map(one, problem.reference.tests)
+    return ctx.map(one, tests)
+
+
+def warm_record(run: WarmTest, limit_s: float, problem: PreparedProblem, ctx: JudgeContext) -> TestRecord:
+    """A test that ended normally in the one-JVM runner (exit 0, under its limits): its output checked."""
+    record = TestRecord(name=run.name, verdict=None, time_limit_s=limit_s, wall_s=run.wall_s, cpu_s=run.cpu_s,
+                        exit_code=0)
+    record.verdict, record.detail = check_output(run.name, run.stdout, problem, ctx)
+    if record.verdict != Verdict.PASSED:
+        record.output_head, record.output_more = run.stdout[:HEAD_BYTES], len(run.stdout) > HEAD_BYTES
+    return record
 
 
 def time_limit_s(test: ReferenceTest, ctx: JudgeContext) -> float:
