@@ -7,6 +7,7 @@ Tools whose spec says ``in_identity=False`` (bwrap) stay out of it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -24,7 +25,7 @@ __all__ = ["ProbeError", "ToolInfo", "ToolchainManifest", "manifest_for"]
 class ToolchainManifest(BaseModel):
     tools: dict[str, ToolInfo]
 
-    @property
+    @functools.cached_property  # every cache key holds it: hashed once per manifest
     def toolchain_id(self) -> str:
         identity = {
             name: [info.version, info.sha256]
