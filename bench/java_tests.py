@@ -24,8 +24,7 @@ from linteval_ray.config import JavaTests
 from linteval_ray.load.presets import bundled_path
 from linteval_ray.schema.record import LintEvalRecord
 from linteval_ray.toolchain import Toolchain
-from linteval_ray.validate.cache import ContentCache
-from linteval_ray.validate.engine import default_cache_dir
+from linteval_ray.validate.cache import ContentCache, default_cache_dir
 from linteval_ray.validate.judge import JudgeContext, compile_program, prepare_problem
 from linteval_ray.validate.judge.run import decide_verdict, run_tests
 from linteval_ray.validate.sandbox import make_sandbox

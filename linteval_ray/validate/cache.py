@@ -56,6 +56,11 @@ CLAIM_WAIT_S = 180.0  # longer than a tool compile's timeout (120 s)
 CLAIM_POLL_S = 0.25
 
 
+def default_cache_dir() -> Path:
+    """The node-local folder of linteval-ray: this cache's local tier and our own compiled helpers."""
+    return Path(os.environ.get("LINTEVAL_CACHE_DIR", Path.home() / ".cache" / "linteval-ray"))
+
+
 class KindStats(BaseModel):
     """One kind's lookups: a miss is a build (a compile, a test generation, a lint...)."""
 

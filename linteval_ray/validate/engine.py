@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from linteval_ray.config import ValidationConfig
@@ -25,7 +23,7 @@ from linteval_ray.schema.result import Limits, LintFailure, Timings
 from linteval_ray.schema.rows import InputRow, generation_facts, record_of
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.toolchain import Toolchain
-from linteval_ray.validate.cache import ContentCache
+from linteval_ray.validate.cache import ContentCache, default_cache_dir
 from linteval_ray.validate.canary import OUT_OF_SERVICE, wrong_canary
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
 from linteval_ray.validate.lint import LintError, Linters, LintOutcome, paper_category
@@ -39,10 +37,6 @@ from linteval_ray.validate.scratch import ScratchRoot
 log = logging.getLogger(__name__)
 
 ERROR_CAP = 2000
-
-
-def default_cache_dir() -> Path:
-    return Path(os.environ.get("LINTEVAL_CACHE_DIR", Path.home() / ".cache" / "linteval-ray"))
 
 
 class Validator:

@@ -21,8 +21,8 @@ from linteval_ray.languages.cpp import gxx_argv
 from linteval_ray.load.presets import bundled_path
 from linteval_ray.schema.record import LintEvalRecord
 from linteval_ray.toolchain import Toolchain
-from linteval_ray.validate.cache import ContentCache
-from linteval_ray.validate.engine import Validator, default_cache_dir
+from linteval_ray.validate.cache import ContentCache, default_cache_dir
+from linteval_ray.validate.engine import Validator
 from linteval_ray.validate.judge import JudgeContext, judge_revision, prepare_problem
 from linteval_ray.validate.judge.compile import PCH_DIR, box_include_dirs, compile_program, precompiled_headers
 from linteval_ray.validate.judge.run import decide_verdict, run_tests

@@ -21,8 +21,7 @@ import pytest
 from linteval_ray.config import TestLimits as Limits  # aliased: pytest would collect Test*
 from linteval_ray.schema.record import LANGUAGES, LintEvalRecord
 from linteval_ray.toolchain import Toolchain
-from linteval_ray.validate.cache import ContentCache
-from linteval_ray.validate.engine import default_cache_dir
+from linteval_ray.validate.cache import ContentCache, default_cache_dir
 from linteval_ray.validate.judge import JudgeContext, PreparedProblem, judge_revision, prepare_problem
 from linteval_ray.validate.lint import Linters
 from linteval_ray.validate.metrics import remaining_count

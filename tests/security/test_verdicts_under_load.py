@@ -18,8 +18,7 @@ import pytest
 from linteval_ray.config import TestLimits
 from linteval_ray.schema import Verdict
 from linteval_ray.toolchain import Toolchain
-from linteval_ray.validate.cache import ContentCache
-from linteval_ray.validate.engine import default_cache_dir
+from linteval_ray.validate.cache import ContentCache, default_cache_dir
 from linteval_ray.validate.judge import JudgeContext, judge_revision, prepare_problem
 from linteval_ray.validate.sandbox import SandboxError, make_sandbox
 from tests.data.test_bundled import EXPECT, RECORDS

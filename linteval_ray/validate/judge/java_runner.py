@@ -37,9 +37,9 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from linteval_ray.languages.java import RUN_FLAGS
+from linteval_ray.validate.cache import default_cache_dir
 from linteval_ray.validate.judge.compile import PROGRAM_DIR, CompiledProgram
 from linteval_ray.validate.sandbox.base import Mount, RunLimits
-from linteval_ray.validate.sandbox.reaper import cache_dir
 from linteval_ray.validate.scratch import work_dir
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ def runner_classes(javac: str) -> Path:
     """``JavaRunner.class`` (and its nested classes) for this source, compiled once per node into
     the node-local cache (atomically: a node's actors race). Our own code: compiled on the host."""
     source = SOURCE.read_bytes()
-    target = cache_dir() / "bin" / f"java-runner-{hashlib.sha256(source + javac.encode()).hexdigest()[:16]}"
+    target = default_cache_dir() / "bin" / f"java-runner-{hashlib.sha256(source + javac.encode()).hexdigest()[:16]}"
     if (target / "JavaRunner.class").is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -17,22 +17,18 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from linteval_ray.validate.cache import default_cache_dir
 from linteval_ray.validate.sandbox.base import SandboxError
 
 SOURCE = Path(__file__).with_name("reaper.c")
 COMPILE_TIMEOUT_S = 120
 
 
-def cache_dir() -> Path:
-    """The node-local cache folder of linteval-ray (also the content cache's local tier)."""
-    return Path(os.environ.get("LINTEVAL_CACHE_DIR", Path.home() / ".cache" / "linteval-ray"))
-
-
 @functools.cache
 def reaper_binary() -> str:
     """The compiled reaper for this source, built on first use (atomically: nodes' actors race)."""
     source = SOURCE.read_bytes()
-    target = cache_dir() / "bin" / f"reaper-{hashlib.sha256(source).hexdigest()[:16]}"
+    target = default_cache_dir() / "bin" / f"reaper-{hashlib.sha256(source).hexdigest()[:16]}"
     if os.access(target, os.X_OK):
         return str(target)
     compiler = shutil.which("cc") or shutil.which("gcc")
