@@ -8,7 +8,10 @@ space and metaspace are capped below (64 + 64 + 128 MiB), every Java thread rese
 MiB stack, and glibc would reserve a 64 MiB malloc arena per thread (``MALLOC_ARENA_MAX``).
 So Java runs get RLIMIT_AS = memory limit + ``AS_OVERHEAD_MB``: the heap, not the address
 space, is what the memory limit bounds for Java. (JDK 17 with these flags needs ~950 MB beyond
-its heap to start, ~450 MB without ``-Xss64m``: the thread stacks take the difference.)
+its heap to start, ~450 MB without ``-Xss64m``: the thread stacks take the difference.) The
+overhead leaves ~1 GB more for the stacks of a program's own threads: the competitive
+programmer's ``new Thread(null, task, "", 1 << 26)`` (or ``1 << 28``) for deep recursion is a
+correct program, and with 1 GB of overhead every second thread was refused as out of memory.
 
 javac is a JVM too, started with a fixed heap and a short-lived JIT; it runs under the judge's
 compile memory limit.
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
     from linteval_ray.validate.lint.base import Linter
 
 DEFAULT_SOURCE_FILE = "Main.java"
-AS_OVERHEAD_MB = 1024
+AS_OVERHEAD_MB = 2048
 RUN_FLAGS = (
     "-XX:+UseSerialGC",  # no parallel GC threads, each with its own stack and arena
     "-XX:ReservedCodeCacheSize=64m",  # the defaults reserve 240 MiB and 1 GiB: caps that fit RLIMIT_AS

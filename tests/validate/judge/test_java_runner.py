@@ -20,6 +20,7 @@ from linteval_ray.config import JavaTests
 from linteval_ray.config import TestLimits as Limits  # aliased: pytest would collect Test*
 from linteval_ray.load.presets import bundled_path
 from linteval_ray.schema.record import Language, LintEvalRecord
+from linteval_ray.schema.result import Verdict
 from linteval_ray.validate.judge import (
     JudgeContext,
     JudgeResult,
@@ -54,7 +55,8 @@ public class Main {{
 
 
 ANSWER = "System.out.println(answer(new Scanner(System.in)));"
-WORKER = 'new Thread(null, () -> {{ {} }}, "worker", 1 << 20)'  # 1 MiB: see thread_with_the_default_stack
+WORKER = 'new Thread(null, () -> {{ {} }}, "worker", 1 << 20)'
+BIG_STACK = 'Thread t = new Thread(null, () -> {{ {} }}, "solver", {}); t.start(); t.join();'
 # name -> (code, the runner keeps every test)
 CASES: dict[str, tuple[str, bool]] = {
     "plain": (solving(ANSWER), True),
@@ -71,8 +73,10 @@ CASES: dict[str, tuple[str, bool]] = {
         System.exit(0);"""), True),
     "print_then_write_a_byte": (solving("System.out.print(answer(new Scanner(System.in))); System.out.write('\\n');"),
                                 True),
-    # Under RLIMIT_AS a second thread with the default 64 MiB stack does not fit, in either path.
-    "thread_with_the_default_stack": (solving(f"new Thread(() -> {{ }}).start(); {ANSWER}"), False),
+    # Threads with the default 64 MiB stack and the usual big-stack idiom for deep recursion fit.
+    "thread_with_the_default_stack": (solving(f"new Thread(() -> {{ }}).start(); {ANSWER}"), True),
+    "solver_thread_with_a_64_mib_stack": (solving(BIG_STACK.format(ANSWER, "1 << 26")), True),
+    "solver_thread_with_a_256_mib_stack": (solving(BIG_STACK.format(ANSWER, "1 << 28")), True),
     "answer_from_a_thread": (solving(WORKER.format(ANSWER) + ".start();"), True),
     "exit_zero_from_a_thread": (solving(WORKER.format(f"{ANSWER} System.out.flush(); System.exit(0);")
                                         + ".start(); Thread.sleep(100000);"), False),
@@ -116,6 +120,8 @@ CASES: dict[str, tuple[str, bool]] = {
         while (System.nanoTime() < until) {{ Thread.onSpinWait(); }}
         {ANSWER}"""), False),
 }
+# Correct programs that solve in a thread of their own: they must pass, not hit the memory limit.
+THREADED = ("thread_with_the_default_stack", "solver_thread_with_a_64_mib_stack", "solver_thread_with_a_256_mib_stack")
 TARGETS = Targets(port=9, sentinel_pid=1 << 22, validator_pid=1 << 22, planted_file="/nonexistent/planted",
                   output_file="/nonexistent/out", other_work_file="/nonexistent/work", cache_dir="/nonexistent/cache")
 HOSTILE = {case.name: TARGETS.fill(case.code) for case in JAVA}
@@ -154,6 +160,8 @@ def test_a_program_gets_the_same_verdicts_in_one_jvm_as_in_fresh_jvms(
     problem = prepared("cpp")
     results = both_paths(code, problem, ctx)
     assert outcome(results["one_jvm"]) == outcome(results["fresh_jvm"]), results["fresh_jvm"].detail
+    if name in THREADED:
+        assert results["fresh_jvm"].verdict == Verdict.PASSED, results["fresh_jvm"].detail
     kept = kept_by_runner(code, problem, ctx)
     assert kept == (len(problem.reference.tests) if stays_warm else 0)
 
