@@ -191,7 +191,8 @@ class ValidationConfig(_Section):
     canary_every_batches: int = Field(
         default=0, ge=0,
         description="judge built-in known-good and known-bad revisions before the first batch and every N "
-        "batches; a wrong verdict takes the worker out of service (its rows infra_error). 0: no canaries",
+        "batches; a wrong verdict takes the worker out of service (under Ray its batch goes to a restarted "
+        "worker; its rows are infra_error once its node used up its hand-overs). 0: no canaries",
     )
     pool: PoolConfig = Field(default_factory=PoolConfig)
 

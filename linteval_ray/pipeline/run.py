@@ -29,7 +29,13 @@ from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import source_digest
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.stage import Stage, check_chain
-from linteval_ray.pipeline.stages import cache_counts, shared_cache_validation, store_stage, validation_stage
+from linteval_ray.pipeline.stages import (
+    cache_counts,
+    out_of_service_reports,
+    shared_cache_validation,
+    store_stage,
+    validation_stage,
+)
 from linteval_ray.reduce.reduce import Reduction, reduce_run
 from linteval_ray.report.publish import publish
 from linteval_ray.store import manifest as manifests
@@ -170,7 +176,8 @@ def _finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction:
     manifest.counts = {"rows": reduction.rows, "duplicates_dropped": reduction.duplicates,
                        **reduction.metrics.statuses}
     manifest.cache = cache_counts(folder)
-    manifest.out_of_service = out_of_service_workers(reduction.results)
+    # Workers that handed their batch over wrote no rows: their records say who they were.
+    manifest.out_of_service = {**out_of_service_reports(folder), **out_of_service_workers(reduction.results)}
     manifests.write_manifest(folder, manifest)
 
 

@@ -23,6 +23,11 @@ from linteval_ray.store.shards import write_shard
 log = logging.getLogger(__name__)
 
 STORE_NUM_CPUS = 0.1  # one Parquet encode and one write per batch
+# Workers of one node a wrong canary may hand their batch over for (by exiting: Ray restarts the
+# actor, possibly elsewhere, and retries the batch on the new process). Past it the node's workers
+# answer infra_error rows instead, so a node that keeps failing its canaries cannot loop forever.
+HANDOVERS_PER_NODE = 2
+EXIT_OUT_OF_SERVICE = 75  # the exit status of a worker handing its batch over (EX_TEMPFAIL)
 SUMMARY_SCHEMA = pa.schema(
     [("row_id", pa.string()), ("status", pa.string()), ("pass_at_1", pa.bool_()),
      ("language", pa.string()), ("total_s", pa.float64()), ("shard", pa.string())]
@@ -37,7 +42,13 @@ class ValidateBatch:
     A killed actor leaves its dir behind: nothing runs in a SIGKILLed process.
 
     After each batch the actor writes its content-cache counters to
-    ``cache-stats/<actor>.json`` in the run folder; the driver sums them into the manifest."""
+    ``cache-stats/<actor>.json`` in the run folder; the driver sums them into the manifest.
+
+    A wrong canary (``validate/canary.py``) is recorded in ``out-of-service/<node>-<pid>.json``;
+    then, while its node has hand-overs left (``HANDOVERS_PER_NODE``), the actor closes its validator
+    and exits without returning the batch: Ray Data's actor pools restart a dead actor and retry
+    its batch (``max_restarts``/``max_task_retries`` -1), so the rows are judged by a fresh worker,
+    which passes its own canaries first. Past them the rows come back ``infra_error``."""
 
     def __init__(self, validation: ValidationConfig, folder: RunFolder, prompt_version: str | None):
         from linteval_ray.validate.engine import Validator
@@ -45,6 +56,8 @@ class ValidateBatch:
         self._validator: Validator | None = Validator(validation, folder.store)
         self._prompt_version = prompt_version
         self._worker = f"{socket.gethostname()}:{os.getpid()}"
+        self._node = _node_id()
+        self._out_of_service_recorded = False
         self._folder = folder
         self._stats_url = f"{folder.cache_stats}/{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
 
@@ -52,12 +65,33 @@ class ValidateBatch:
         if self._validator is None:
             raise RuntimeError("ValidateBatch was closed")
         results = self._validator.evaluate_batch(batch.to_pylist())
+        if self._validator.out_of_service is not None and not self._out_of_service_recorded:
+            self._record_out_of_service(self._validator.out_of_service)
         for result in results:
             result.prompt_version = self._prompt_version
             result.worker = self._worker
         stats = self._validator.cache.stats_snapshot()
         self._folder.store.write_atomic(self._stats_url, stats.model_dump_json().encode())
         return rows_to_table(results)
+
+    def _record_out_of_service(self, reason: str) -> None:
+        """Record this worker's wrong canary; exit (handing the batch over) while its node may."""
+        self._out_of_service_recorded = True
+        records = self._folder.store.list_files(self._folder.out_of_service, ".json", recursive=False)
+        earlier = [url for url in records if url.rsplit("/", 1)[-1].startswith(f"{self._node}-")]
+        hand_over = len(earlier) < HANDOVERS_PER_NODE
+        record = {"worker": self._worker, "node": self._node, "reason": reason, "handed_over": hand_over}
+        name = f"{self._node}-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
+        self._folder.store.write_atomic(f"{self._folder.out_of_service}/{name}", json.dumps(record).encode())
+        if not hand_over:
+            log.error("worker %s out of service and its node has no hand-overs left: its rows are infra_error",
+                      self._worker)
+            return
+        log.error("worker %s out of service (%s): exiting so that a restarted worker judges its batch",
+                  self._worker, reason)
+        self.close()
+        logging.shutdown()
+        os._exit(EXIT_OUT_OF_SERVICE)
 
     def close(self) -> None:
         """Stop the linters and the sandbox, remove the scratch dir; a second call does nothing."""
@@ -140,6 +174,25 @@ def store_stage(config: RunConfig, folder: RunFolder) -> BatchStage:
         required_columns=tuple(result_schema().names),
         output_schema=SUMMARY_SCHEMA,
     )
+
+
+def out_of_service_reports(folder: RunFolder) -> dict[str, str]:
+    """worker -> why a canary took it out of service, from the records the workers wrote (every
+    attempt of the run; a worker that handed its batch over wrote no rows)."""
+    reports: dict[str, str] = {}
+    for url in folder.store.list_files(folder.out_of_service, ".json", recursive=False):
+        record = json.loads(folder.store.read_bytes(url))
+        reports[str(record["worker"])] = str(record["reason"])
+    return reports
+
+
+def _node_id() -> str:
+    """The Ray node this actor runs on (the host name outside Ray): hand-overs are counted per node."""
+    import ray
+
+    if ray.is_initialized():
+        return ray.get_runtime_context().get_node_id()
+    return socket.gethostname()
 
 
 def cache_counts(folder: RunFolder) -> dict[str, dict[str, int]]:

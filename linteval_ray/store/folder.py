@@ -25,6 +25,7 @@ from linteval_ray.store.fs import LOCAL_SCHEMES, ObjectStore, join, scheme_of
 SHARD_DIR = "shards"
 SHARD_SUFFIX = ".parquet"
 CACHE_STATS_DIR = "cache-stats"
+OUT_OF_SERVICE_DIR = "out-of-service"  # one record per worker a canary took out of service
 MANIFEST = "manifest.json"
 METRICS = "metrics.json"
 RESULTS = "results.parquet"
@@ -69,6 +70,10 @@ class RunFolder(BaseModel):
     @property
     def cache_stats(self) -> str:
         return self.path(CACHE_STATS_DIR)
+
+    @property
+    def out_of_service(self) -> str:
+        return self.path(OUT_OF_SERVICE_DIR)
 
     @property
     def manifest(self) -> str:

@@ -66,7 +66,8 @@ class Manifest(BaseModel):
     )
     warnings: list[str] = Field(default_factory=list, description="checks before generation (the LoRA probe)")
     out_of_service: dict[str, str] = Field(
-        default_factory=dict, description="worker -> why its canary took it out of service (its rows are infra_error)")
+        default_factory=dict, description="worker -> why its canary took it out of service (its batches went to "
+        "a restarted worker, or, once its node used up its hand-overs, its rows are infra_error)")
 
 
 def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_id: str) -> str:

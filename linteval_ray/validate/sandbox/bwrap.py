@@ -6,15 +6,17 @@ the JVM), a fresh /proc and /dev, a private /tmp, the run's workdir at /box,
 and the caller's mounts. Nothing else of the host exists inside.
 
 As root, bwrap runs privileged WITHOUT a user namespace (a user namespace would
-map the box's root to the host's root) and the program is started through
-``setpriv`` as a uid of this sandbox's own, with no capabilities and no_new_privs.
+map the box's root to the host's root) and the box's init (``box_init``) starts the
+program as a uid of this sandbox's own, with no capabilities and no_new_privs.
 Runs that overlap (a worker runs tests, checkers and linters on several threads) get
 different uids: RLIMIT_NPROC is counted per uid, and the sweep after a killed run kills
 every process of its uid, so a shared uid would let one run's fork bomb or timeout fail
 a neighbour.
 Dropping the uid inside the box (rather than running bwrap itself as that uid)
 lets bwrap bind host paths the sandbox uid cannot traverse, e.g. caches under
-/root. When not root, bwrap runs as the caller in a user namespace.
+/root. When not root, bwrap runs as the caller in a user namespace, as its root, and the
+init enters a child namespace that maps the caller's uid (see ``box_init.c``). In both
+modes the init sizes the box's /tmp and installs the seccomp filter before the program.
 """
 
 from __future__ import annotations
@@ -30,16 +32,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, RunLimits, RunResult, Sandbox, SandboxError
+from linteval_ray.validate.sandbox.box_init import BOX_PATH, READY, box_init_argv, box_init_binary
 from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, read_available, run_limited
 from linteval_ray.validate.sandbox.seccomp import box_filter, filter_fd
 from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid, kill_processes_of_uid
 
 log = logging.getLogger(__name__)
 
-SETPRIV = "/usr/bin/setpriv"
 TIMEOUT = "/usr/bin/timeout"  # coreutils
-MOUNT = "/usr/bin/mount"  # util-linux
-SHELL = "/bin/sh"
 
 # Merged-usr top-level entries: symlinks on Debian 12, directories elsewhere.
 _USR_LINKS = ("/bin", "/lib", "/lib64", "/sbin", "/lib32", "/libx32")
@@ -48,7 +48,7 @@ _USR_LINKS = ("/bin", "/lib", "/lib64", "/sbin", "/lib32", "/libx32")
 _ETC_ENTRIES = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/java-17-openjdk")
 _PROC_HIDDEN = ("/proc/key-users", "/proc/keys")
 # Box paths a caller mount may not replace.
-_RESERVED = ("/", "/usr", "/proc", "/dev", "/tmp", "/etc", BOX_DIR)
+_RESERVED = ("/", "/usr", "/proc", "/dev", "/tmp", "/etc", BOX_DIR, BOX_PATH)
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) "
@@ -69,8 +69,7 @@ class BwrapSandbox(Sandbox):
         if not self.bwrap or not os.access(self.bwrap, os.X_OK):
             raise SandboxError(f"bubblewrap (bwrap) not found: {INSTALL_HINT}")
         self.privileged = os.geteuid() == 0
-        if self.privileged and not os.access(SETPRIV, os.X_OK):
-            raise SandboxError(f"{SETPRIV} (util-linux) is needed to drop to the sandbox uid")
+        self._init = box_init_binary()
         self._extra_ro_binds = [Path(p) for p in extra_ro_binds]
         for path in self._extra_ro_binds:
             if not path.is_absolute():
@@ -133,9 +132,12 @@ class BwrapSandbox(Sandbox):
         if self.privileged:
             _give_to_uid(workdir, uid)
         status_r, status_w = os.pipe()
+        ready_r, ready_w = os.pipe()
         try:
-            bwrap_argv, fds = self._bwrap_argv(workdir, mount_args, status_fd=status_w)
-            command = [*prlimit_argv(limits), *bwrap_argv, *self._box_init(uid, limits), *argv]
+            seccomp_fd = None if self._seccomp is None else filter_fd(self._seccomp)
+            command = [*prlimit_argv(limits), *self._bwrap_argv(workdir, mount_args, status_fd=status_w),
+                       *self._box_init(uid, limits, ready_fd=ready_w, seccomp_fd=seccomp_fd), *argv]
+            fds = (status_w, ready_w) if seccomp_fd is None else (status_w, ready_w, seccomp_fd)
             result = run_limited(
                 command,
                 cwd="/",
@@ -146,16 +148,19 @@ class BwrapSandbox(Sandbox):
                 pass_fds=fds,
             )
             status = read_available(status_r)
+            ready = read_available(ready_r)
         finally:
             os.close(status_r)
+            os.close(ready_r)
         # Killing bwrap does not wait for its pid namespace to be torn down:
         # make sure nothing of this uid outlives the run.
         if (self.privileged and (result.timed_out or result.output_exceeded)
                 and (stragglers := kill_processes_of_uid(uid))):
             log.debug("killed %d leftover processes of uid %d", len(stragglers), uid)
-        # bwrap reports the program's exit code only if the box was set up; without
-        # it the failure is the sandbox's (bad mount, no namespaces), not the program's.
-        if b'"exit-code"' not in status and not (result.timed_out or result.output_exceeded):
+        # bwrap reports the program's exit code only if the box was set up, and the init says
+        # "ready" only once /tmp is sized and privileges are dropped; without both the failure is
+        # the sandbox's (bad mount, no namespaces), not the program's.
+        if (b'"exit-code"' not in status or ready != READY) and not (result.timed_out or result.output_exceeded):
             detail = result.stderr.decode(errors="replace").strip()
             raise SandboxError(f"bwrap could not set up the box: {detail or result.exit_code}")
         return result
@@ -187,14 +192,10 @@ class BwrapSandbox(Sandbox):
                 if not self._closed:
                     self._idle.append(uid)
 
-    def _bwrap_argv(self, workdir: Path, mount_args: list[str], *, status_fd: int) -> tuple[list[str], tuple[int, ...]]:
-        """The bwrap command line and the fds it reads (handed over to the child)."""
+    def _bwrap_argv(self, workdir: Path, mount_args: list[str], *, status_fd: int) -> list[str]:
+        """The bwrap command line, up to the box's init."""
         args = [self.bwrap, "--json-status-fd", str(status_fd), *self._skeleton, "--bind", str(workdir), BOX_DIR]
-        fds = [status_fd]
-        if self._seccomp is not None:
-            fds.append(filter_fd(self._seccomp))
-            args += ["--seccomp", str(fds[-1])]
-        return [*args, *mount_args, "--chdir", BOX_DIR, "--"], tuple(fds)
+        return [*args, *mount_args, "--chdir", BOX_DIR, "--"]
 
     def _mount_args(self, mount: Mount) -> list[str]:
         dst = os.path.normpath(mount.dst)
@@ -218,16 +219,20 @@ class BwrapSandbox(Sandbox):
 
     def _skeleton_args(self) -> list[str]:
         """Namespaces and the read-only root shared by every run of this sandbox."""
+        # The capabilities the box's init needs, all dropped before the program starts:
+        # SYS_ADMIN sizes /tmp; as root SETUID/SETGID drop to the sandbox uid and SETPCAP empties the
+        # bounding set; in a user namespace SYS_RESOURCE caps its child namespaces at one and SETFCAP
+        # lets the init map the caller's uid in that child. Being the namespace's root (uid 0) keeps
+        # bwrap from making that child itself (its --disable-userns), which would leave the init no
+        # capability over the box's mounts.
         if self.privileged:
             namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-            # setpriv needs SETUID/SETGID to drop to the sandbox uid and SETPCAP to
-            # empty the bounding set; SYS_ADMIN sizes /tmp before that (``_box_init``).
-            # The program itself ends with no capabilities.
             caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
                     "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
         else:
-            namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
-            caps = ["--cap-drop", "ALL"]
+            namespaces = ["--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0"]
+            caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
+                    "--cap-add", "CAP_SYS_RESOURCE", "--cap-add", "CAP_SETFCAP"]
         args = [*namespaces, "--as-pid-1", "--die-with-parent", "--new-session", *caps,
                 "--hostname", "box", "--tmpfs", "/"]
         args += ["--ro-bind", "/usr", "/usr"]
@@ -247,60 +252,42 @@ class BwrapSandbox(Sandbox):
             args += ["--ro-bind-try", "/dev/null", table]
         for path in self._extra_ro_binds:
             args += [*_parent_dirs(str(path)), "--ro-bind", str(path), str(path)]
-        return args
+        return [*args, "--ro-bind", self._init, BOX_PATH]
 
-    def _box_init(self, uid: int, limits: RunLimits) -> list[str]:
-        """What runs as the box's pid 1 in front of the program. As root: a shell remounts
-        the box's /tmp tmpfs with a size and an inode cap (bwrap 0.8 has no ``--size``; a
-        write past it is ENOSPC, the program's failure, and the tmpfs dies with the box's
-        mount namespace), then ``setpriv`` drops to the sandbox uid with no capabilities.
-        Then ``timeout 0`` (no time limit) stays as pid 1, waits for the program and exits
-        with its status (128+N for signal N). bwrap's own pid-1 reaper is not used because
-        bwrap never waits for it, so the program's CPU time would be missing from the
+    def _box_init(self, uid: int, limits: RunLimits, *, ready_fd: int, seccomp_fd: int | None) -> list[str]:
+        """What runs as the box's pid 1 in front of the program: the init (``box_init.c``) sizes
+        the box's /tmp tmpfs (bwrap 0.8 has no ``--size``; a write past it is ENOSPC, the program's
+        failure, and the tmpfs dies with the box's mount namespace), drops to the sandbox uid (as
+        root) or the caller's uid (in a user namespace) with no capabilities, installs the seccomp
+        filter, then execs ``timeout 0`` (no time limit), which stays as pid 1, waits for the
+        program and exits with its status (128+N for signal N). bwrap's own pid-1 reaper is not
+        used because bwrap never waits for it, so the program's CPU time would be missing from the
         rusage we collect."""
-        reaper = [TIMEOUT, "0"]
-        if not self.privileged:
-            return reaper
-        size_tmp = (f"{MOUNT} -o remount,nosuid,nodev,size={limits.tmp_mb}m,nr_inodes={_tmp_inodes(limits)} /tmp"
-                    ' && exec "$@"')
-        return [
-            SHELL, "-c", size_tmp, "box-init",
-            SETPRIV,
-            f"--reuid={uid}",
-            f"--regid={uid}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--no-new-privs",
-            "--",
-            *reaper,
-        ]
+        ids = (uid, uid) if self.privileged else (os.geteuid(), os.getegid())
+        init = box_init_argv(ready_fd=ready_fd, seccomp_fd=seccomp_fd, limits=limits, setuid=self.privileged,
+                             uid=ids[0], gid=ids[1])
+        return [*init, TIMEOUT, "0"]
 
     def _probe(self) -> None:
         """Fail now, with a useful message, if bwrap cannot create namespaces here."""
-        argv = [self.bwrap, *self._skeleton]
-        fds: tuple[int, ...] = ()
-        if self._seccomp is not None:
-            fds = (filter_fd(self._seccomp),)
-            argv += ["--seccomp", str(fds[0])]
-        argv += ["--", *self._box_init(self.uid, RunLimits(wall_s=30)), "/usr/bin/true"]
+        ready_r, ready_w = os.pipe()
+        fds = (ready_w,) if self._seccomp is None else (ready_w, filter_fd(self._seccomp))
+        init = self._box_init(self.uid, RunLimits(wall_s=30), ready_fd=ready_w,
+                              seccomp_fd=fds[1] if len(fds) > 1 else None)
+        argv = [self.bwrap, *self._skeleton, "--", *init, "/usr/bin/true"]
         try:
             done = subprocess.run(argv, env=build_env(None), capture_output=True, timeout=30, check=False, pass_fds=fds)
+            ready = read_available(ready_r)
         except (OSError, subprocess.TimeoutExpired) as exc:
             self.close()
             raise SandboxError(f"bwrap does not work here ({exc}): {INSTALL_HINT}") from exc
         finally:
-            for fd in fds:
+            for fd in (ready_r, *fds):
                 os.close(fd)
-        if done.returncode != 0:
+        if done.returncode != 0 or ready != READY:
             detail = done.stderr.decode(errors="replace").strip()
             self.close()
             raise SandboxError(f"bwrap does not work here ({detail or f'exit {done.returncode}'}): {INSTALL_HINT}")
-
-
-def _tmp_inodes(limits: RunLimits) -> int:
-    """Files the box's /tmp may hold: empty files cost kernel memory that ``size`` does not count."""
-    return max(1024, limits.tmp_mb * 64)
 
 
 def _parent_dirs(dst: str) -> list[str]:

@@ -1,7 +1,7 @@
 """Run one already-wrapped command line under limits and classify how it ended.
 
 Both backends end here: they only differ in the argv they build (``prlimit`` +
-``bwrap`` + ``setpriv``, or ``prlimit`` alone). Rlimits are applied by the
+``bwrap`` + the box init, or ``prlimit`` alone). Rlimits are applied by the
 ``prlimit`` binary rather than a ``preexec_fn`` because ``preexec_fn`` can
 deadlock in multi-threaded processes such as Ray actors.
 """

@@ -1,4 +1,4 @@
-"""The seccomp filter for bwrap's ``--seccomp``: no user namespaces, no kernel state that
+"""The seccomp filter the box's init installs (``box_init.c``): no user namespaces, no kernel state that
 outlives a run, less kernel attack surface.
 
 Running as root, the box cannot use bwrap's ``--disable-userns`` (that needs a
@@ -110,7 +110,7 @@ def box_filter(machine: str | None = None) -> bytes | None:
 
 
 def filter_fd(program: bytes) -> int:
-    """A fresh readable fd holding ``program`` (bwrap reads it to the end, once)."""
+    """A fresh readable fd holding ``program`` (the box's init reads it to the end, once)."""
     fd = os.memfd_create("seccomp", os.MFD_CLOEXEC)
     os.write(fd, program)
     os.lseek(fd, 0, os.SEEK_SET)

@@ -1,0 +1,127 @@
+"""BwrapSandbox run by an unprivileged user (Ray's images run as uid 1000): bwrap uses a user
+namespace, and the box's init must still size /tmp and drop every privilege."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from linteval_ray.validate.sandbox import BwrapSandbox, SandboxError
+
+NOBODY = 65534
+TMP_MB = 32
+REPO = Path(__file__).resolve().parents[3]
+
+# Run as the unprivileged user: one box reports who it is, one floods /tmp with 512 MB and holds it.
+CHILD = f"""
+import json, os, sys
+from pathlib import Path
+from linteval_ray.validate.sandbox import BwrapSandbox, RunLimits
+work = Path(sys.argv[1])
+sb = BwrapSandbox()
+who = sb.run(["/bin/sh", "-c", "id -u; grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status; "
+              "unshare -r id || echo no-userns; mount -o remount,size=1g /tmp || echo no-remount; "
+              "df -k /tmp | tail -1"], workdir=work, limits=RunLimits(wall_s=30))
+flood = ("import os, time\\n"
+         "chunk = b'x' * (8 << 20)\\n"
+         "try:\\n"
+         "    for i in range(64):\\n"
+         "        with open('/tmp/flood-%d' % i, 'wb') as f: f.write(chunk)\\n"
+         "finally:\\n"
+         "    time.sleep(2.0)\\n")
+full = sb.run(["/usr/bin/python3", "-c", flood], workdir=work, limits=RunLimits(wall_s=30, tmp_mb={TMP_MB}))
+sb.close()
+print(json.dumps({{"uid": os.geteuid(), "who": who.stdout.decode(), "who_err": who.stderr.decode(),
+                  "exit_code": full.exit_code, "stderr": full.stderr.decode(errors="replace")[-2000:]}}))
+"""
+
+
+def _as_unprivileged() -> list[str]:
+    """The command prefix that runs as an unprivileged uid (ourselves when not root)."""
+    if os.geteuid() != 0:
+        return []
+    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+
+
+@pytest.fixture
+def unprivileged_home() -> Iterator[Path]:
+    """A home the unprivileged uid owns (pytest's tmp_path is 0700 root)."""
+    home = Path(tempfile.mkdtemp(prefix="linteval-unpriv-"))
+    for path in (home, home / "cache", home / "box"):
+        path.mkdir(exist_ok=True)
+        if os.geteuid() == 0:
+            os.chown(path, NOBODY, NOBODY)
+    yield home
+    subprocess.run(["rm", "-rf", "--one-file-system", str(home)], check=False)
+
+
+def _user_namespaces_work(prefix: list[str]) -> str | None:
+    done = subprocess.run([*prefix, "unshare", "--user", "--map-root-user", "true"], capture_output=True, text=True,
+                          check=False)
+    return None if done.returncode == 0 else done.stderr.strip() or f"exit {done.returncode}"
+
+
+def _shmem_mb() -> float:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("Shmem:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no Shmem in /proc/meminfo")
+
+
+def test_unprivileged_box_has_a_sized_tmp_and_no_privileges(unprivileged_home: Path) -> None:
+    prefix = _as_unprivileged()
+    if (why := _user_namespaces_work(prefix)) is not None:
+        pytest.skip(f"this host cannot make unprivileged user namespaces: {why}")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(unprivileged_home), "PYTHONPATH": str(REPO),
+           "LINTEVAL_CACHE_DIR": str(unprivileged_home / "cache")}
+    before, peak = _shmem_mb(), 0.0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.wait(0.05):
+            peak = max(peak, _shmem_mb())
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        child = subprocess.run([*prefix, sys.executable, "-c", CHILD, str(unprivileged_home / "box")], env=env,
+                               cwd=unprivileged_home, capture_output=True, text=True, timeout=300, check=False)
+    finally:
+        done.set()
+        sampler.join()
+    assert child.returncode == 0, child.stderr[-3000:]
+    report = json.loads(child.stdout.splitlines()[-1])
+    assert report["uid"] != 0
+    who = report["who"].splitlines()
+    assert who[0] == str(report["uid"])  # the caller's own uid, mapped into the box
+    for cap in ("CapEff", "CapPrm", "CapBnd"):
+        assert f"{cap}:\t0000000000000000" in who, who
+    assert "NoNewPrivs:\t1" in who
+    assert "no-userns" in who and "no-remount" in who, (who, report["who_err"])
+    assert int(who[-1].split()[1]) == 64 << 10  # the default tmp_mb, in KiB
+    # Past the cap the program's own write fails (ENOSPC: its runtime error), host RAM does not fill.
+    assert report["exit_code"] == 1 and "No space left on device" in report["stderr"], report["stderr"]
+    assert peak - before < TMP_MB + 48, (before, peak)  # 48 MB of noise from other work on the host
+
+
+class _NoMountCapability(BwrapSandbox):
+    """A host where the box's init may not remount /tmp (as if the kernel refused it)."""
+
+    def _skeleton_args(self) -> list[str]:
+        args = super()._skeleton_args()
+        at = args.index("CAP_SYS_ADMIN")
+        return [*args[: at - 1], *args[at + 1:]]
+
+
+def test_a_box_whose_tmp_cannot_be_sized_never_runs() -> None:
+    with pytest.raises(SandboxError, match="remount /tmp"):
+        _NoMountCapability()
