@@ -4,8 +4,10 @@ Exactly-once without a coordinator: a shard is written in one atomic step (a
 rename on local disk, a single PUT on object stores) and its name is a hash of
 its sorted row ids, so a retried task rewrites the same file instead of adding a
 duplicate. A restarted run lists the shards, reads only their ``row_id``
-column, and skips those rows. The reduction dedupes by ``row_id`` as a last
-line of defence and reports any duplicate it had to drop.
+column, and skips those rows, except ``infra_error`` rows: those were our fault,
+not the model's, so a rerun judges them again. The reduction dedupes by
+``row_id`` (a judged copy wins over an ``infra_error`` one, so a retried row
+replaces its failure) and reports any duplicate it had to drop.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pyarrow.parquet as pq
 
 from linteval_ray.schema import ResultRow
 from linteval_ray.schema.arrow import result_schema, rows_to_table, table_to_rows
+from linteval_ray.schema.result import Status
 from linteval_ray.schema.table import COLUMNS, GROUP_ROWS, ResultTable
 from linteval_ray.store.folder import SHARD_SUFFIX, RunFolder
 from linteval_ray.store.spill import Buckets
@@ -62,10 +65,12 @@ def _read_all(folder: RunFolder, columns: list[str] | None) -> list[pa.Table]:
 
 
 def done_row_ids(folder: RunFolder) -> set[str]:
-    """Row ids durably written by earlier attempts of this run."""
+    """Row ids durably written by earlier attempts of this run, but for ``infra_error`` rows
+    (a rerun retries them)."""
     done: set[str] = set()
-    for table in _read_all(folder, ["row_id"]):
-        done.update(table.column("row_id").to_pylist())
+    for table in _read_all(folder, ["row_id", "status"]):
+        judged = pc.not_equal(table.column("status"), Status.INFRA_ERROR.value)
+        done.update(table.column("row_id").filter(judged).to_pylist())
     return done
 
 
@@ -77,14 +82,23 @@ def _stream(folder: RunFolder, urls: Sequence[str], columns: list[str] | None) -
 
 
 def _placement(folder: RunFolder, urls: Sequence[str]) -> tuple[list[tuple[list[int], list[int]]], int]:
-    """For each shard, the rows it keeps and their positions in row_id order (the first copy of a
-    row id, in listing order, is kept), and how many duplicates are dropped."""
+    """For each shard, the rows it keeps and their positions in row_id order, and how many
+    duplicates are dropped. The first copy of a row id in listing order is kept, unless it is an
+    ``infra_error`` and a later copy is not (a rerun's retry of it)."""
     first: dict[str, tuple[int, int]] = {}
+    failed: set[str] = set()  # row ids whose kept copy is an infra_error
     total = 0
-    for shard, table in enumerate(_stream(folder, urls, ["row_id"])):
+    for shard, table in enumerate(_stream(folder, urls, ["row_id", "status"])):
+        statuses = table.column("status").to_pylist()
         for row, row_id in enumerate(table.column("row_id").to_pylist()):
-            first.setdefault(row_id, (shard, row))
             total += 1
+            infra = statuses[row] == Status.INFRA_ERROR.value
+            if row_id not in first or (row_id in failed and not infra):
+                first[row_id] = (shard, row)
+                if infra:
+                    failed.add(row_id)
+                else:
+                    failed.discard(row_id)
     kept: list[tuple[list[int], list[int]]] = [([], []) for _ in urls]
     for position, row_id in enumerate(sorted(first)):
         shard, row = first[row_id]

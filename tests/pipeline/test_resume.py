@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -91,3 +92,37 @@ def test_driver_sigkill_then_resume_gives_each_sample_once(tmp_path: Path, sessi
     finally:
         _kill_ray_processes_under(ray_tmp)
         shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def _fail_as_infra(shard: Path, row_id: str) -> None:
+    """What an infrastructure fault leaves behind: the row written as ``infra_error``, unjudged."""
+    table = pq.read_table(shard)
+    rows = table.to_pylist()
+    for row in rows:
+        if row["row_id"] == row_id:
+            row.update(status="infra_error", verdict=None, pass_at_1=None, error="sandbox: box set-up failed")
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), shard)
+
+
+def test_a_rerun_judges_infra_error_rows_again_and_keeps_the_rest(tmp_path: Path, session_cache_dir: str):
+    samples = sorted(expectations())[:2]
+    output = tmp_path / "out"
+    env = {**os.environ, "LINTEVAL_CACHE_DIR": session_cache_dir}
+    first = subprocess.run(_command(output, samples), env=env, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr[-3000:]
+    judged = {r["row_id"]: r for r in pq.read_table(output / "results.parquet").to_pylist()}
+    failed, kept = f"{samples[0]}/0", f"{samples[1]}/0"
+    [shard] = [p for p in (output / "shards").glob("*.parquet") if failed in _row_ids(p.read_bytes())]
+    _fail_as_infra(shard, failed)
+    kept_shards = {name: data for name, data in _shards(output).items() if name != shard.name}
+
+    second = subprocess.run(_command(output, samples), env=env, capture_output=True, text=True, timeout=900)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "1 already done" in second.stderr  # the infra_error row is not done: it is judged again
+    results = {r["row_id"]: r for r in pq.read_table(output / "results.parquet").to_pylist()}
+    assert sorted(results) == sorted(judged)  # each sample once: the retry replaced its failure
+    assert results[failed]["status"] == "evaluated"
+    assert (results[failed]["verdict"], results[failed]["pass_at_1"]) == (judged[failed]["verdict"],
+                                                                          judged[failed]["pass_at_1"])
+    assert results[kept] == judged[kept]
+    assert all(_shards(output)[name] == data for name, data in kept_shards.items())  # not recomputed
