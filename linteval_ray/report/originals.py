@@ -46,7 +46,8 @@ class Original(NamedTuple):
     title: str | None
     language: Language
     code: str
-    alerts_json: str  # the record's linter_messages as JSON: models only when a prompt is shown
+    alerts_json: str | None  # the record's linter_messages as JSON (models only when a prompt is
+    # shown); None when the run shows no prompt (JSON text costs as much as the rest of a record)
 
     @classmethod
     def of_record(cls, record: LintEvalRecord) -> Original:
@@ -54,23 +55,26 @@ class Original(NamedTuple):
                    _MESSAGES.dump_json(record.linter_messages).decode())
 
     @classmethod
-    def of_raw(cls, raw: dict[str, Any]) -> Original:
+    def of_raw(cls, raw: dict[str, Any], with_alerts: bool) -> Original:
         """From a record as its JSON line holds it (the run validated it: the values are the model's)."""
         return cls(raw["sample_id"], raw["problem_id"], raw.get("title"), raw["language"], raw["code"],
-                   json.dumps(raw.get("linter_messages", [])))
+                   json.dumps(raw.get("linter_messages", [])) if with_alerts else None)
 
     @property
     def linter_messages(self) -> list[LintMessage]:
+        if self.alerts_json is None:
+            raise ValueError(f"{self.sample_id}: the alerts of this original were not kept")
         return _MESSAGES.validate_json(self.alerts_json)
 
 
 ORIGINAL_SCHEMA = pa.schema([(name, pa.string()) for name in Original._fields])
 
 
-def originals_of_run(folder: RunFolder, results: ResultTable) -> Iterator[Original]:
+def originals_of_run(folder: RunFolder, results: ResultTable, with_alerts: bool) -> Iterator[Original]:
     """The originals of a finished run's samples from its dataset (as the manifest names it), in
-    file order, the first record of each sample id; raises ``OriginalsUnavailable`` (after a
-    warning) when the dataset cannot be read any more, and yields none without a manifest."""
+    file order, the first record of each sample id (their alerts too if ``with_alerts``: a prompt
+    is shown); raises ``OriginalsUnavailable`` (after a warning) when the dataset cannot be read
+    any more, and yields none without a manifest."""
     manifest = read_manifest(folder)
     if manifest is None:
         return
@@ -87,7 +91,7 @@ def originals_of_run(folder: RunFolder, results: ResultTable) -> Iterator[Origin
                 sample_id = raw.get("sample_id")
                 if isinstance(sample_id, str) and sample_id in wanted:
                     wanted.discard(sample_id)
-                    yield Original.of_raw(raw)
+                    yield Original.of_raw(raw, with_alerts)
     except Exception as exc:  # the report must still be written without the originals
         log.warning("originals not shown in the report: cannot read %s (%s)", manifest.dataset_url, exc)
         raise OriginalsUnavailable(str(exc)) from exc

@@ -30,7 +30,7 @@ from importlib import resources
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import quote, urlsplit
 
-from linteval_ray.prompt.template import PromptError, PromptInputs, load_template
+from linteval_ray.prompt.template import PromptError, PromptInputs, PromptTemplate, load_template
 from linteval_ray.reduce.intervals import RESAMPLES, paired_bootstrap_delta
 from linteval_ray.reduce.metrics import EXCLUDED_STATUSES, RunMetrics
 from linteval_ray.report.originals import ORIGINAL_SCHEMA, Original, read_originals, spill_originals
@@ -418,6 +418,17 @@ def split_reasoning(raw: str | None) -> tuple[str | None, str | None]:
 def prompt_messages(record: PromptInputs, prompt_version: str | None) -> list[dict[str, str]] | None:
     """The chat prompt the row was generated from, when the template on disk is the one recorded
     (``v1@<digest>``); an edited template, a replay or an unknown version shows no prompt."""
+    template = shown_template(prompt_version)
+    return template.render(record) if template is not None else None
+
+
+def shows_prompts(prompt_versions: Iterable[str | None]) -> bool:
+    """Whether any of these rows' pages shows its prompt (else the records' alerts are not needed)."""
+    return any(shown_template(version) is not None for version in set(prompt_versions))
+
+
+def shown_template(prompt_version: str | None) -> PromptTemplate | None:
+    """The template a row's prompt is shown with: the one on disk, if it is the one recorded."""
     if not prompt_version or "@" not in prompt_version:
         return None
     version, digest = prompt_version.rsplit("@", 1)
@@ -425,7 +436,7 @@ def prompt_messages(record: PromptInputs, prompt_version: str | None) -> list[di
         template = load_template(version)
     except PromptError:
         return None
-    return template.render(record) if template.digest == digest else None
+    return template if template.digest == digest else None
 
 
 # -- pages -----------------------------------------------------------------------------------------

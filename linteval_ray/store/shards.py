@@ -111,8 +111,7 @@ def compact_results(folder: RunFolder) -> tuple[ResultTable, int]:
             table = table.cast(schema).take(pa.array(rows, pa.int64()))
             table = table.append_column(_POSITION, pa.array(positions, pa.int64()))
             columns = _compacted([*columns, table.select([*COLUMNS, _POSITION])])
-            for group, members in _by_group(positions).items():
-                groups.write(group, table.take(pa.array(members, pa.int64())))
+            groups.scatter(table, [position // GROUP_ROWS for position in positions])
         buf = io.BytesIO()
         with pq.ParquetWriter(buf, schema, compression="zstd") as out:
             for group in groups.written():
@@ -128,14 +127,6 @@ def _compacted(tables: list[pa.Table]) -> list[pa.Table]:
     """``tables``, merged into one contiguous table once there are many (each small table has
     its own buffers per column: thousands of them cost more than their rows)."""
     return [pa.concat_tables(tables).combine_chunks()] if len(tables) >= _MERGE_TABLES else tables
-
-
-def _by_group(positions: Sequence[int]) -> dict[int, list[int]]:
-    """Indices into ``positions`` by the row group of results.parquet each position falls in."""
-    members: dict[int, list[int]] = {}
-    for index, position in enumerate(positions):
-        members.setdefault(position // GROUP_ROWS, []).append(index)
-    return members
 
 
 def _sorted(table: pa.Table) -> pa.Table:
