@@ -372,6 +372,8 @@ def alert_marks(
     original_marks = ["fixed"] * len(original)
     revised_marks = ["new"] * len(revised)
     pairs: dict[int, int] = {}
+    if not revised:  # nothing to pair (no revision, or one without alerts): skip sorting the original's
+        return original_marks, revised_marks, pairs
     revised_by_identity = _indices_by_identity(revised)
     for identity, original_indices in _indices_by_identity(original).items():
         for i, j in zip(original_indices, revised_by_identity.get(identity, []), strict=False):  # min(a, b) pairs

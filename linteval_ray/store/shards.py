@@ -52,7 +52,9 @@ def write_rows(folder: RunFolder, rows: Sequence[ResultRow]) -> str | None:
 
 
 def _read(folder: RunFolder, url: str, columns: list[str] | None) -> pa.Table:
-    return pq.read_table(io.BytesIO(folder.store.read_bytes(url)), columns=columns)
+    # One thread per shard: a small file's columns decoded in parallel cost twice the CPU (handing
+    # ~80 tiny column chunks to threads); the callers read a few shards at once instead.
+    return pq.read_table(io.BytesIO(folder.store.read_bytes(url)), columns=columns, use_threads=False)
 
 
 def _read_all(folder: RunFolder, columns: list[str] | None) -> list[pa.Table]:
