@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
@@ -24,7 +24,7 @@ from linteval_ray.schema import ResultRow
 from linteval_ray.schema.arrow import result_schema, rows_to_table, table_to_rows
 from linteval_ray.schema.table import COLUMNS, GROUP_ROWS, ResultTable
 from linteval_ray.store.folder import SHARD_SUFFIX, RunFolder
-from linteval_ray.store.spill import Buckets, Staged
+from linteval_ray.store.spill import Buckets
 
 log = logging.getLogger(__name__)
 
@@ -78,18 +78,16 @@ def _stream(folder: RunFolder, urls: Sequence[str], columns: list[str] | None) -
             yield from pool.map(lambda url: _read(folder, url, columns), urls[start:start + _READ_AHEAD])
 
 
-def _placement(shards: Iterable[pa.Table]) -> tuple[list[tuple[list[int], list[int]]], int]:
-    """For each shard (its ``row_id`` column at least), the rows it keeps and their positions in
-    row_id order (the first copy of a row id, in listing order, is kept), and how many duplicates
-    are dropped."""
+def _placement(folder: RunFolder, urls: Sequence[str]) -> tuple[list[tuple[list[int], list[int]]], int]:
+    """For each shard, the rows it keeps and their positions in row_id order (the first copy of a
+    row id, in listing order, is kept), and how many duplicates are dropped."""
     first: dict[str, tuple[int, int]] = {}
     total = 0
-    kept: list[tuple[list[int], list[int]]] = []
-    for shard, table in enumerate(shards):
-        kept.append(([], []))
+    for shard, table in enumerate(_stream(folder, urls, ["row_id"])):
         for row, row_id in enumerate(table.column("row_id").to_pylist()):
             first.setdefault(row_id, (shard, row))
             total += 1
+    kept: list[tuple[list[int], list[int]]] = [([], []) for _ in urls]
     for position, row_id in enumerate(sorted(first)):
         shard, row = first[row_id]
         kept[shard][0].append(row)
@@ -99,24 +97,20 @@ def _placement(shards: Iterable[pa.Table]) -> tuple[list[tuple[list[int], list[i
 
 def compact_results(folder: RunFolder) -> tuple[ResultTable, int]:
     """Write ``results.parquet`` (every row once, sorted by row_id, in row groups of
-    ``GROUP_ROWS``) by an external sort: the shards are decoded once (their row ids give every
-    row's position; the rows wait in a temporary file), each shard's rows go to the temporary file
-    of their position's group, then each group is sorted and appended. Returns the rows (their small
+    ``GROUP_ROWS``) by an external sort: each shard's rows go to the temporary file of their
+    position's group, then each group is sorted and appended. Returns the rows (their small
     columns in memory, whole rows read back from ``results.parquet``) and the duplicates dropped."""
     urls = folder.store.list_files(folder.shards, SHARD_SUFFIX, recursive=False)
+    kept, duplicates = _placement(folder, urls)
+    if duplicates:
+        log.warning("dropped %d duplicate result rows (same row_id in several shards)", duplicates)
     schema = result_schema()
     columns: list[pa.Table] = []
-    with Staged("linteval-staged-", schema) as staged, \
-            Buckets("linteval-reduce-", schema.append(pa.field(_POSITION, pa.int64()))) as groups:
-        # Each shard is decoded once: the placement reads its row ids as it is copied (Arrow IPC,
-        # read back for almost nothing) for the second pass, which needs the positions of all.
-        kept, duplicates = _placement(_staged(_stream(folder, urls, None), schema, staged))
-        if duplicates:
-            log.warning("dropped %d duplicate result rows (same row_id in several shards)", duplicates)
-        for table, (rows, positions) in zip(staged.tables(), kept, strict=True):
+    with Buckets("linteval-reduce-", schema.append(pa.field(_POSITION, pa.int64()))) as groups:
+        for table, (rows, positions) in zip(_stream(folder, urls, None), kept, strict=True):
             if not rows:
                 continue
-            table = table.take(pa.array(rows, pa.int64()))
+            table = table.cast(schema).take(pa.array(rows, pa.int64()))
             table = table.append_column(_POSITION, pa.array(positions, pa.int64()))
             columns = _compacted([*columns, table.select([*COLUMNS, _POSITION])])
             groups.scatter(table, [position // GROUP_ROWS for position in positions])
@@ -129,13 +123,6 @@ def compact_results(folder: RunFolder) -> tuple[ResultTable, int]:
     small = _sorted(pa.concat_tables(columns)) if columns else schema.empty_table().select(list(COLUMNS))
     fs, path = folder.store.pyarrow_filesystem(folder.results)
     return ResultTable(small, pq.ParquetFile(fs.open_input_file(path))), duplicates
-
-
-def _staged(shards: Iterable[pa.Table], schema: pa.Schema, staged: Staged) -> Iterator[pa.Table]:
-    """``shards`` as they go by, each also written to ``staged``."""
-    for table in shards:
-        staged.write(table.cast(schema))
-        yield table
 
 
 def _compacted(tables: list[pa.Table]) -> list[pa.Table]:
@@ -153,7 +140,7 @@ def read_rows(folder: RunFolder) -> tuple[list[ResultRow], int]:
     """All result rows as models, one per row id (sorted), and how many duplicates were dropped
     (``compare``'s pages; the reduction reads columns, see ``compact_results``)."""
     urls = folder.store.list_files(folder.shards, SHARD_SUFFIX, recursive=False)
-    kept, duplicates = _placement(_stream(folder, urls, ["row_id"]))
+    kept, duplicates = _placement(folder, urls)
     placed: list[tuple[int, ResultRow]] = []
     for table, (rows, positions) in zip(_stream(folder, urls, None), kept, strict=True):
         if rows:

@@ -1,5 +1,4 @@
-"""``Buckets``: rows routed to temporary Arrow IPC files by a key, read back one bucket at a time;
-``Staged``: tables kept in one temporary Arrow IPC file for a second pass.
+"""``Buckets``: rows routed to temporary Arrow IPC files by a key, read back one bucket at a time.
 
 The building block of the external sorts and partitions over result rows (results.parquet's
 compaction, the site's chunks): one sequential pass writes each slice of rows to its bucket's
@@ -10,7 +9,7 @@ streams, not Parquet: a stream keeps no footer listing its thousands of small ba
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -81,38 +80,3 @@ class Buckets:
 
     def _path(self, bucket: int) -> Path:
         return Path(self._dir.name, f"{bucket}.arrows")
-
-
-class Staged:
-    """Tables written to one temporary Arrow IPC stream, read back whole in the same order (one
-    file, not one per table: a run's thousands of shards would hold as many files open). Use as
-    a context manager (the file is removed on exit)."""
-
-    def __init__(self, prefix: str, schema: pa.Schema) -> None:
-        self._schema = schema
-        self._dir = tempfile.TemporaryDirectory(prefix=prefix)
-        self._path = Path(self._dir.name, "staged.arrows")
-        self._writer = pa.ipc.new_stream(self._path, schema)
-        self._sizes: list[int] = []
-
-    def __enter__(self) -> Staged:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self._writer.close()
-        self._dir.cleanup()
-
-    def write(self, table: pa.Table) -> None:
-        self._writer.write_table(table)
-        self._sizes.append(table.num_rows)
-
-    def tables(self) -> Iterator[pa.Table]:
-        """Every table written, in order (writing ends here)."""
-        self._writer.close()
-        with pa.ipc.open_stream(self._path) as stream:
-            for size in self._sizes:
-                batches: list[pa.RecordBatch] = []
-                while sum(b.num_rows for b in batches) < size:
-                    batches.append(stream.read_next_batch())
-                yield pa.Table.from_batches(batches, self._schema)
