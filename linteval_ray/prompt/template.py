@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from string import Template
+from typing import Protocol
 
 import yaml
 
@@ -22,6 +23,17 @@ from linteval_ray.errors import LintEvalError
 from linteval_ray.languages import language as language_spec
 from linteval_ray.languages import languages
 from linteval_ray.schema.record import Language, LintEvalRecord, LintMessage
+
+
+class PromptInputs(Protocol):
+    """What a prompt is made of: a ``LintEvalRecord``, or the report's ``Original`` of one."""
+
+    @property
+    def language(self) -> Language: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def linter_messages(self) -> list[LintMessage]: ...
 
 
 class PromptError(LintEvalError, ValueError):
@@ -40,7 +52,7 @@ class PromptTemplate:
         """What result rows record as ``prompt_version``: ``v1@<sha256[:8]>``."""
         return f"{self.version}@{self.digest}"
 
-    def render(self, record: LintEvalRecord, alerts: list[LintMessage] | None = None) -> list[dict[str, str]]:
+    def render(self, record: PromptInputs, alerts: list[LintMessage] | None = None) -> list[dict[str, str]]:
         """The chat messages (OpenAI format) asking to fix ``alerts`` (default: the record's)."""
         values = prompt_values(record, record.linter_messages if alerts is None else alerts)
         return [
@@ -89,7 +101,7 @@ def build_messages(
     return load_template(version).render(record, alerts)
 
 
-def prompt_values(record: LintEvalRecord, alerts: list[LintMessage]) -> dict[str, str]:
+def prompt_values(record: PromptInputs, alerts: list[LintMessage]) -> dict[str, str]:
     """The placeholder values a template may use."""
     messages = sorted(alerts, key=lambda m: (m.line, m.column, m.check_name))
     spec = language_spec(record.language)

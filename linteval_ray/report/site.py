@@ -27,18 +27,17 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 from urllib.parse import quote, urlsplit
 
-import pyarrow as pa
-
-from linteval_ray.prompt.template import PromptError, load_template
+from linteval_ray.prompt.template import PromptError, PromptInputs, PromptTemplate, load_template
 from linteval_ray.reduce.intervals import RESAMPLES, paired_bootstrap_delta
 from linteval_ray.reduce.metrics import EXCLUDED_STATUSES, RunMetrics
+from linteval_ray.report.originals import ORIGINAL_SCHEMA, Original, read_originals, spill_originals
 from linteval_ray.report.plots import plots
 from linteval_ray.report.tables import Table, metric_tables, num, pct, to_html
-from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
-from linteval_ray.schema.arrow import result_schema, table_to_rows
+from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
+from linteval_ray.schema.arrow import result_schema
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import RunFolder, compare_page
@@ -54,6 +53,14 @@ ASSETS = ("site.css", "site.js", "index.js", "sample.js")
 CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'"
 
 Json = dict[str, Any]
+# A result row's SITE_COLUMNS as Arrow's to_pylist gives them: the values a model would hold
+# (the schema is the model's), without building one per row.
+Row = dict[str, Any]
+SITE_COLUMNS = ("row_id", "sample_id", "draw", "language", "problem_id", "status", "verdict", "pass_at_1",
+                "validation_error", "error", "model", "prompt_version", "tokens_used", "tests_generated",
+                "tests_passed", "tests_failed", "tests_dropped", "timings", "first_failure", "metrics",
+                "lint_agreement", "suppressions_added", "lint_error", "revised_code", "raw_response",
+                "original_messages", "revised_messages")
 
 
 # -- public entry points -------------------------------------------------------------------------
@@ -64,47 +71,58 @@ def write_site(
     rows: ResultTable | Sequence[ResultRow],
     metrics: RunMetrics,
     *,
-    records: Mapping[str, LintEvalRecord] | None = None,
+    records: Mapping[str, LintEvalRecord] | Iterable[Original] | None = None,
     title: str | None = None,
 ) -> str:
     """Write ``OUTPUT/report/`` for one run and return the URL of its ``index.html``.
 
-    ``records`` maps sample_id to the dataset record, the only place the original program (and
-    the prompt's inputs) live; without it sample pages show the revision and alerts alone. Models
-    of rows and records exist one chunk at a time (a run's rows never sit in memory as models)."""
+    ``records`` are the dataset records of the samples (by sample_id, or as a stream of their
+    ``Original`` parts), the only place the original program (and the prompt's inputs) live;
+    without them sample pages show the revision and alerts alone. Rows and originals are in
+    memory one range of chunks at a time (a run's rows never sit in memory together)."""
     results = rows if isinstance(rows, ResultTable) else ResultTable.of_rows(rows)
+    originals = (Original.of_record(r) for r in records.values()) if isinstance(records, Mapping) else records or ()
     site, store = folder.site, folder.store
-    records = records or {}
     title = title or f"LintEval results: {folder.name}"
     chunks = chunk_count(len(results))
     _write_assets(site, store)
     for name, png in plots(metrics).items():
         store.write_atomic(f"{site}/plots/{name}", png)
-    summaries = [""] * len(results)  # each row's index line, as JSON text, in the table's order
-    members = rows_by_chunk(results.column("sample_id"), chunks)
-    ranges = chunk_ranges(members)
-    with Buckets("linteval-site-", result_schema()) as spilled:
-        # one pass over the table's row groups routes each row to its range's file
-        results.spill(range_of_rows(members, ranges, len(results)), spilled)
-        for number, (first, last) in enumerate(ranges):
-            taken = spilled.read(number)  # ~RANGE_ROWS rows, in the table's order
-            in_range = sorted(i for k in range(first, last) for i in members[k])
-            position = {index: p for p, index in enumerate(in_range)}  # row index -> row of `taken`
-            for k in range(first, last):  # models for one chunk at a time
-                indices = members[k]
-                chunk_rows = table_to_rows(taken.take(pa.array([position[i] for i in indices], pa.int64())))
-                chunk_records = {sample_id: record for sample_id in dict.fromkeys(r.sample_id for r in chunk_rows)
-                                 if (record := records.get(sample_id)) is not None}
-                for index, row in zip(indices, chunk_rows, strict=True):
-                    summaries[index] = safe_json(summary_of(row, chunk_records.get(row.sample_id)))
-                target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
-                store.write_atomic(f"{site}/data/rows-{k}.js",
-                                   js_assignment(target, chunk_of_rows(chunk_rows, chunk_records)))
+    summaries = _write_chunks(site, store, results, originals, chunks)
     index_js = f'{{"fields":{safe_json(list(SUMMARY_FIELDS))},"rows":[{",".join(summaries)}]}}'
     store.write_atomic(f"{site}/data/index.js", f"window.LINTEVAL_INDEX = {index_js};\n".encode())
     store.write_atomic(f"{site}/index.html", index_page(title, results, metrics).encode())
     store.write_atomic(f"{site}/sample.html", sample_page(title, chunks).encode())
     return f"{site}/index.html"
+
+
+def _write_chunks(site: str, store: ObjectStore, results: ResultTable, originals: Iterable[Original],
+                  chunks: int) -> list[str]:
+    """Every ``data/rows-<k>.js``, one range of chunks at a time; returns each row's line of the
+    index (JSON text), in the table's order."""
+    summaries = [""] * len(results)
+    members = rows_by_chunk(results.column("sample_id"), chunks)
+    ranges = chunk_ranges(members)
+    range_of_chunk = [number for number, (first, last) in enumerate(ranges) for _ in range(first, last)]
+    with Buckets("linteval-site-", result_schema()) as spilled, \
+            Buckets("linteval-originals-", ORIGINAL_SCHEMA) as shown:
+        # one pass over the split and one over the table's row groups route each original and
+        # each row to its range's file
+        complete = spill_originals(originals, lambda sample_id: range_of_chunk[chunk_of(sample_id, chunks)], shown)
+        results.spill(range_of_rows(members, ranges, len(results)), spilled)
+        for number, (first, last) in enumerate(ranges):
+            taken: list[Row] = spilled.read(number).select(list(SITE_COLUMNS)).to_pylist()  # in the table's order
+            in_range = sorted(i for k in range(first, last) for i in members[k])
+            position = {index: p for p, index in enumerate(in_range)}  # row index -> row of `taken`
+            records = read_originals(shown, number) if complete else {}
+            for k in range(first, last):
+                chunk_rows = [taken[position[i]] for i in members[k]]
+                for index, row in zip(members[k], chunk_rows, strict=True):
+                    summaries[index] = safe_json(summary_of(row, records.get(row["sample_id"])))
+                target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
+                part = chunk_of_rows(chunk_rows, records)
+                store.write_atomic(f"{site}/data/rows-{k}.js", js_assignment(target, part))
+    return summaries
 
 
 class CompareRun(NamedTuple):
@@ -191,14 +209,14 @@ def range_of_rows(members: Sequence[Sequence[int]], ranges: Sequence[tuple[int, 
     return range_of
 
 
-def chunk_of_rows(rows: Sequence[ResultRow], records: Mapping[str, LintEvalRecord]) -> Json:
+def chunk_of_rows(rows: Sequence[Row], records: Mapping[str, Original]) -> Json:
     """One ``data/rows-<k>.js``: the details of its rows and of the samples they belong to."""
     part: Json = {"samples": {}, "rows": {}}
     for row in rows:
-        record = records.get(row.sample_id)
-        if row.sample_id not in part["samples"]:
-            part["samples"][row.sample_id] = sample_detail(row, record)
-        part["rows"][row.row_id] = row_detail(row, record)
+        record = records.get(row["sample_id"])
+        if row["sample_id"] not in part["samples"]:
+            part["samples"][row["sample_id"]] = sample_detail(row, record)
+        part["rows"][row["row_id"]] = row_detail(row, record)
     return part
 
 
@@ -210,84 +228,97 @@ SUMMARY_FIELDS = ("row_id", "language", "problem", "title", "outcome", "alerts_i
 
 
 def outcome_of(row: ResultRow) -> str:
+    return outcome(row.verdict, row.status)
+
+
+def outcome(verdict: str | None, status: str) -> str:
     """The verdict of an evaluated row, else why it was not evaluated (its status)."""
-    return str(row.verdict) if row.verdict is not None else str(row.status)
+    return str(verdict) if verdict is not None else str(status)
 
 
-def summary_of(row: ResultRow, record: LintEvalRecord | None) -> list[Any]:
+def summary_of(row: Row, record: Original | None) -> list[Any]:
     """The row's line in data/index.js, in SUMMARY_FIELDS order (arrays: ~13k of them)."""
-    m = row.metrics
+    m = row["metrics"]
     return [
-        row.row_id,
-        row.language,
-        row.problem_id,
-        record.title if record else None,
-        outcome_of(row),
-        m.original_total_messages if m else len(row.original_messages),
-        m.revised_total_messages if m else None,
-        m.new_messages_count if m else None,
-        m.added_lines + m.deleted_lines if m else None,
-        round(row.timings.total_s, 2),
+        row["row_id"],
+        row["language"],
+        row["problem_id"],
+        record.title if record is not None else None,
+        outcome(row["verdict"], row["status"]),
+        m["original_total_messages"] if m else len(row["original_messages"]),
+        m["revised_total_messages"] if m else None,
+        m["new_messages_count"] if m else None,
+        m["added_lines"] + m["deleted_lines"] if m else None,
+        round(row["timings"]["total_s"], 2),
         alert_categories(row),
     ]
 
 
-def alert_categories(row: ResultRow) -> list[str]:
+def alert_categories(row: Row) -> list[str]:
     """Categories with an alert in the original or the revision, rolled up as the metrics do."""
-    if row.metrics and row.metrics.category_counts:
-        return [c.category for c in row.metrics.category_counts if c.original or c.revised]
-    return sorted({m.category for m in [*row.original_messages, *row.revised_messages]})
+    m = row["metrics"]
+    if m and m["category_counts"]:
+        return [c["category"] for c in m["category_counts"] if c["original"] or c["revised"]]
+    return sorted({a["category"] for a in [*row["original_messages"], *row["revised_messages"]]})
 
 
-def sample_detail(row: ResultRow, record: LintEvalRecord | None) -> Json:
+def sample_detail(row: Row, record: Original | None) -> Json:
     """What draws of one sample share: the problem, the original program, the prompt."""
+    if record is None:
+        return {"problem_id": row["problem_id"], "title": None, "original": None, "prompt": None}
     return {
-        "problem_id": record.problem_id if record else row.problem_id,
-        "title": record.title if record else None,
-        "original": lines_of(record.code) if record else None,
-        "prompt": prompt_messages(record, row.prompt_version) if record else None,
+        "problem_id": record.problem_id,
+        "title": record.title,
+        "original": lines_of(record.code),
+        "prompt": prompt_messages(record, row["prompt_version"]),
     }
 
 
-def row_detail(row: ResultRow, record: LintEvalRecord | None) -> Json:
-    original_marks, revised_marks, pairs = alert_marks(row.original_messages, row.revised_messages)
-    if row.metrics is None:  # no revision was linted (none extracted, generation failed): nothing was fixed
-        original_marks = [UNSCORED] * len(row.original_messages)
-    reasoning, answer = split_reasoning(row.raw_response)
-    revised = lines_of(row.revised_code) if row.revised_code is not None else None
+_DETAIL_METRICS_EXCLUDED = ("category_counts", "category_mrr")  # the page shows totals, not per category
+
+
+def row_detail(row: Row, record: Original | None) -> Json:
+    original, revised_alerts, metrics = row["original_messages"], row["revised_messages"], row["metrics"]
+    original_marks, revised_marks, pairs = alert_marks(_located(original), _located(revised_alerts))
+    if metrics is None:  # no revision was linted (none extracted, generation failed): nothing was fixed
+        original_marks = [UNSCORED] * len(original)
+    reasoning, answer = split_reasoning(row["raw_response"])
+    revised = lines_of(row["revised_code"]) if row["revised_code"] is not None else None
     return {
-        "row_id": row.row_id,
-        "sample_id": row.sample_id,
-        "draw": row.draw,
-        "language": row.language,
-        "outcome": outcome_of(row),
-        "passed": row.pass_at_1,
-        "validation_error": row.validation_error,
-        "error": row.error,
-        "model": row.model,
-        "prompt_version": row.prompt_version,
-        "tokens_used": row.tokens_used,
-        "tests": {"generated": row.tests_generated, "passed": row.tests_passed, "failed": row.tests_failed,
-                  "dropped": row.tests_dropped},
-        "timings": row.timings.model_dump(),
-        "first_failure": row.first_failure.model_dump() if row.first_failure else None,
-        "metrics": row.metrics.model_dump(exclude={"category_counts", "category_mrr"}) if row.metrics else None,
-        "lint_agreement": row.lint_agreement.model_dump() if row.lint_agreement else None,
-        "suppressions_added": row.suppressions_added,
-        "lint_error": row.lint_error.model_dump() if row.lint_error else None,
+        "row_id": row["row_id"],
+        "sample_id": row["sample_id"],
+        "draw": row["draw"],
+        "language": row["language"],
+        "outcome": outcome(row["verdict"], row["status"]),
+        "passed": row["pass_at_1"],
+        "validation_error": row["validation_error"],
+        "error": row["error"],
+        "model": row["model"],
+        "prompt_version": row["prompt_version"],
+        "tokens_used": row["tokens_used"],
+        "tests": {"generated": row["tests_generated"], "passed": row["tests_passed"], "failed": row["tests_failed"],
+                  "dropped": row["tests_dropped"]},
+        "timings": row["timings"],
+        "first_failure": row["first_failure"],
+        "metrics": ({k: v for k, v in metrics.items() if k not in _DETAIL_METRICS_EXCLUDED}
+                    if metrics is not None else None),
+        "lint_agreement": row["lint_agreement"],
+        "suppressions_added": row["suppressions_added"],
+        "lint_error": row["lint_error"],
         "revised": revised,
-        "diff": line_diff(lines_of(record.code), revised) if record and revised is not None else None,
+        "diff": line_diff(lines_of(record.code), revised) if record is not None and revised is not None else None,
         "original_alerts": [_alert(m, mark, pairs.get(i)) for i, (m, mark) in
-                            enumerate(zip(row.original_messages, original_marks, strict=True))],
-        "revised_alerts": [_alert(m, mark) for m, mark in zip(row.revised_messages, revised_marks, strict=True)],
+                            enumerate(zip(original, original_marks, strict=True))],
+        "revised_alerts": [_alert(m, mark) for m, mark in zip(revised_alerts, revised_marks, strict=True)],
         "reasoning": reasoning,
         "response": answer,
     }
 
 
-def _alert(message: LintMessage, mark: str, revised_line: int | None = None) -> Json:
-    alert = {"line": message.line, "column": message.column, "tool": message.tool, "check": message.check_name,
-             "category": message.category, "text": message.message_text, "mark": mark}
+def _alert(message: Json, mark: str, revised_line: int | None = None) -> Json:
+    alert = {"line": message["line"], "column": message["column"], "tool": message["tool"],
+             "check": message["check_name"], "category": message["category"], "text": message["message_text"],
+             "mark": mark}
     if revised_line is not None:
         alert["revised_line"] = revised_line
     return alert
@@ -308,8 +339,29 @@ def line_diff(original: list[str], revised: list[str]) -> list[list[Any]]:
     return [[tag[0], i1, i2, j1, j2] for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
 
 
+class Located(Protocol):
+    """Where an alert is and what it says: a ``LintMessage``, or an ``AlertKey`` of a row's alert."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def message_identity(self) -> str: ...
+
+
+class AlertKey(NamedTuple):
+    line: int
+    column: int
+    message_identity: str
+
+
+def _located(messages: Sequence[Json]) -> list[AlertKey]:
+    return [AlertKey(m["line"], m["column"], m["message_identity"]) for m in messages]
+
+
 def alert_marks(
-    original: Sequence[LintMessage], revised: Sequence[LintMessage]
+    original: Sequence[Located], revised: Sequence[Located]
 ) -> tuple[list[str], list[str], dict[int, int]]:
     """Each original alert ``fixed`` or ``remaining``, each revised one ``remaining`` or ``new``.
 
@@ -320,6 +372,8 @@ def alert_marks(
     original_marks = ["fixed"] * len(original)
     revised_marks = ["new"] * len(revised)
     pairs: dict[int, int] = {}
+    if not revised:  # nothing to pair (no revision, or one without alerts): skip sorting the original's
+        return original_marks, revised_marks, pairs
     revised_by_identity = _indices_by_identity(revised)
     for identity, original_indices in _indices_by_identity(original).items():
         for i, j in zip(original_indices, revised_by_identity.get(identity, []), strict=False):  # min(a, b) pairs
@@ -328,7 +382,7 @@ def alert_marks(
     return original_marks, revised_marks, pairs
 
 
-def _indices_by_identity(messages: Sequence[LintMessage]) -> dict[str, list[int]]:
+def _indices_by_identity(messages: Sequence[Located]) -> dict[str, list[int]]:
     by_identity: dict[str, list[int]] = defaultdict(list)
     for i in sorted(range(len(messages)), key=lambda i: (messages[i].line, messages[i].column)):
         by_identity[messages[i].message_identity].append(i)
@@ -363,9 +417,20 @@ def split_reasoning(raw: str | None) -> tuple[str | None, str | None]:
     return (thoughts if reasoning else None), "".join(answer).strip("\n")
 
 
-def prompt_messages(record: LintEvalRecord, prompt_version: str | None) -> list[dict[str, str]] | None:
+def prompt_messages(record: PromptInputs, prompt_version: str | None) -> list[dict[str, str]] | None:
     """The chat prompt the row was generated from, when the template on disk is the one recorded
     (``v1@<digest>``); an edited template, a replay or an unknown version shows no prompt."""
+    template = shown_template(prompt_version)
+    return template.render(record) if template is not None else None
+
+
+def shows_prompts(prompt_versions: Iterable[str | None]) -> bool:
+    """Whether any of these rows' pages shows its prompt (else the records' alerts are not needed)."""
+    return any(shown_template(version) is not None for version in set(prompt_versions))
+
+
+def shown_template(prompt_version: str | None) -> PromptTemplate | None:
+    """The template a row's prompt is shown with: the one on disk, if it is the one recorded."""
     if not prompt_version or "@" not in prompt_version:
         return None
     version, digest = prompt_version.rsplit("@", 1)
@@ -373,7 +438,7 @@ def prompt_messages(record: LintEvalRecord, prompt_version: str | None) -> list[
         template = load_template(version)
     except PromptError:
         return None
-    return template.render(record) if template.digest == digest else None
+    return template if template.digest == digest else None
 
 
 # -- pages -----------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ BATCH_ROWS = 4096  # rows turned into Python objects at once when small columns 
 COLUMNS = ("row_id", "sample_id", "problem_id", "language", "status", "verdict", "pass_at_1", "error",
            "validation_error", "extraction_ok", "finish_reason", "tokens_used", "generated_tokens",
            "reasoning_tokens", "generation_s", "suppressions_added", "lint_error", "metrics", "lint_agreement",
-           "timings", "worker")
+           "timings", "worker", "prompt_version")
 
 
 class ResultTable:
@@ -99,11 +99,7 @@ class ResultTable:
         groups (a partition by a key scattered over the whole table costs one read, not one a part)."""
         for group, start in enumerate(self._starts):
             table = self._group(group)
-            members: dict[int, list[int]] = {}
-            for offset in range(table.num_rows):
-                members.setdefault(bucket_of[start + offset], []).append(offset)
-            for bucket, offsets in members.items():
-                buckets.write(bucket, table.take(pa.array(offsets, pa.int64())))
+            buckets.scatter(table, bucket_of[start:start + table.num_rows])
 
     def rows(self, indices: Sequence[int]) -> list[ResultRow]:
         """The models of the rows at ``indices``, in that order."""

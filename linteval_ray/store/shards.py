@@ -55,7 +55,9 @@ def write_rows(folder: RunFolder, rows: Sequence[ResultRow]) -> str | None:
 
 
 def _read(folder: RunFolder, url: str, columns: list[str] | None) -> pa.Table:
-    return pq.read_table(io.BytesIO(folder.store.read_bytes(url)), columns=columns)
+    # One thread per shard: a small file's columns decoded in parallel cost twice the CPU (handing
+    # ~80 tiny column chunks to threads); the callers read a few shards at once instead.
+    return pq.read_table(io.BytesIO(folder.store.read_bytes(url)), columns=columns, use_threads=False)
 
 
 def _read_all(folder: RunFolder, columns: list[str] | None) -> list[pa.Table]:
@@ -125,8 +127,7 @@ def compact_results(folder: RunFolder) -> tuple[ResultTable, int]:
             table = table.cast(schema).take(pa.array(rows, pa.int64()))
             table = table.append_column(_POSITION, pa.array(positions, pa.int64()))
             columns = _compacted([*columns, table.select([*COLUMNS, _POSITION])])
-            for group, members in _by_group(positions).items():
-                groups.write(group, table.take(pa.array(members, pa.int64())))
+            groups.scatter(table, [position // GROUP_ROWS for position in positions])
         buf = io.BytesIO()
         with pq.ParquetWriter(buf, schema, compression="zstd") as out:
             for group in groups.written():
@@ -142,14 +143,6 @@ def _compacted(tables: list[pa.Table]) -> list[pa.Table]:
     """``tables``, merged into one contiguous table once there are many (each small table has
     its own buffers per column: thousands of them cost more than their rows)."""
     return [pa.concat_tables(tables).combine_chunks()] if len(tables) >= _MERGE_TABLES else tables
-
-
-def _by_group(positions: Sequence[int]) -> dict[int, list[int]]:
-    """Indices into ``positions`` by the row group of results.parquet each position falls in."""
-    members: dict[int, list[int]] = {}
-    for index, position in enumerate(positions):
-        members.setdefault(position // GROUP_ROWS, []).append(index)
-    return members
 
 
 def _sorted(table: pa.Table) -> pa.Table:

@@ -9,9 +9,11 @@ streams, not Parquet: a stream keeps no footer listing its thousands of small ba
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
+import numpy as np
 import pyarrow as pa
 
 
@@ -42,6 +44,20 @@ class Buckets:
             self._writers[bucket] = pa.ipc.new_stream(self._path(bucket), self._schema)
             self._written.add(bucket)
         self._writers[bucket].write_table(table)
+
+    def scatter(self, table: pa.Table, buckets: Sequence[int]) -> None:
+        """Row i of ``table`` to bucket ``buckets[i]``, in the table's order within a bucket: one
+        stable sort (a single take, none if the rows are in bucket order already) and a zero-copy
+        slice per bucket; a take per bucket costs about as much as the sort, whatever its rows."""
+        keys = np.asarray(buckets, dtype=np.int64)
+        if not keys.size:
+            return
+        if np.any(np.diff(keys) < 0):
+            order = np.argsort(keys, kind="stable")
+            table, keys = table.take(pa.array(order)), keys[order]
+        starts = [0, *(np.flatnonzero(np.diff(keys)) + 1).tolist()]  # where each bucket's rows begin
+        for start, end in zip(starts, [*starts[1:], keys.size], strict=True):
+            self.write(int(keys[start]), table.slice(start, end - start))
 
     def written(self) -> list[int]:
         """The buckets written to, in ascending order."""
