@@ -135,13 +135,18 @@ def shared_cache_validation(validation: ValidationConfig, folder: RunFolder) -> 
 
 
 def store_stage(config: RunConfig, folder: RunFolder) -> BatchStage:
-    """Result rows → atomic shards in the run folder, a summary row per result row out."""
+    """Result rows → atomic shards in the run folder, a summary row per result row out. As an
+    operator of its own, at most one task per validation actor at once: a task asking 0.1 CPU
+    would otherwise let Ray start a Python worker (~2-3 CPU-s of imports) for each of up to ten
+    per free CPU, under load when writes wait, for a job that takes milliseconds."""
+    from ray.data import TaskPoolStrategy
+
     return BatchStage(
         name="store",
         fn=store_batch,
         fn_kwargs={"folder": folder, "rows_per_shard": config.validation.pool.store_batch_size},
         map_batches_kwargs={"batch_size": config.validation.pool.store_batch_size, "batch_format": "pyarrow",
-                            "num_cpus": STORE_NUM_CPUS},
+                            "num_cpus": STORE_NUM_CPUS, "compute": TaskPoolStrategy(size=actor_pool_size(config)[1])},
         required_columns=tuple(result_schema().names),
         output_schema=SUMMARY_SCHEMA,
     )
