@@ -132,7 +132,7 @@ class FusedStage(Stage):
 
     def fused_class(self) -> type[FusedBatches]:
         """``FusedBatches`` under the parts' names (Ray names the operator and its actors after it:
-        ``MapBatches(admit_batch+replay_batch+ValidateBatch+store_batch)``)."""
+        ``MapBatches(replay_batch+ValidateBatch+store_batch)``)."""
         name = "+".join(part.checked_fn().__name__ for part in self.parts)
         return type(name, (FusedBatches,), {"__module__": FusedBatches.__module__})
 
