@@ -7,6 +7,7 @@ and fresh linter), plus its live children (the warm pylint worker, read from /pr
 
 from __future__ import annotations
 
+import logging
 import os
 import resource
 from collections import defaultdict
@@ -15,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+log = logging.getLogger("bench")
 
 
 def live_children_cpu_s(pid: int | None = None) -> float:
@@ -72,3 +74,34 @@ class StageMeter:
 
     def as_dict(self) -> dict[str, dict[str, float]]:
         return {stage: dict(by_language) for stage, by_language in self.cpu_s.items()}
+
+
+# -- a cgroup (v1 cpuacct) per measured run: the CPU of every process in it, Ray's included -------------
+
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+def new_cgroup(name: str) -> Path | None:
+    """A new cpuacct cgroup, or None where cgroups are not writable (callers fall back)."""
+    path = CPUACCT / f"linteval-bench-{os.getpid()}-{name}"
+    try:
+        path.mkdir()
+    except OSError as exc:
+        log.warning("no cpuacct cgroup (%s): total CPU from RUSAGE_CHILDREN, which misses Ray workers", exc)
+        return None
+    return path
+
+
+def join_cgroup(path: Path) -> None:
+    """Move this process (and so everything it starts) into ``path`` (a ``preexec_fn``)."""
+    (path / "cgroup.procs").write_text(str(os.getpid()))
+
+
+def cgroup_cpu_s(path: Path) -> float:
+    """CPU-seconds used in ``path`` so far; removes the cgroup when it is empty."""
+    usage = int((path / "cpuacct.usage").read_text()) / 1e9
+    try:
+        path.rmdir()
+    except OSError:
+        log.warning("cgroup %s still has processes", path)
+    return usage

@@ -20,7 +20,10 @@ process (a fresh driver on its own local Ray) that measures itself:
 - reduce and report time;
 - largest driver put: the largest object ``ray.put`` stored from the driver process
   (Ray Data's own puts included: ``from_items`` blocks, datasource metadata), by the size
-  the object store reports.
+  the object store reports;
+- CPU-s of the whole run (the child in a cpuacct cgroup of its own, as ``bench/run.py``
+  measures: the driver, every Ray process and Python worker, whatever they start) and rows
+  per CPU-s: a figure the shared machine's load does not move as it moves wall time.
 
 The targets of issue 12 are printed next to the figures (PASS/MISS); they are not tests.
 """
@@ -41,6 +44,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script: make `bench` and the package importable
     sys.path.insert(0, str(ROOT))
+
+from bench.cpu import cgroup_cpu_s, join_cgroup, new_cgroup  # noqa: E402
 
 DEFAULT_SIZES = (10_000, 100_000)
 # Bigger batches than the defaults: per-block overhead dominates rows that need no work.
@@ -182,12 +187,21 @@ def measure(size: int, work: Path, sets: list[str], cache_dir: str,
     env = {**os.environ, "LINTEVAL_CACHE_DIR": cache_dir, "PYTHONPATH": str(ROOT)}
     env.pop("RAY_ADDRESS", None)
     spec = {"overrides": overrides, "figures": str(figures)}
+    cgroup = new_cgroup(f"scale{size}")
     subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)], env=env,
-                   check=True, stdout=subprocess.DEVNULL)
+                   check=True, stdout=subprocess.DEVNULL,
+                   preexec_fn=(lambda: join_cgroup(cgroup)) if cgroup else None)
     result: dict[str, Any] = json.loads(figures.read_text())
+    result["cpu_s"] = cgroup_cpu_s(cgroup) if cgroup else None
     result["size"] = size
     result["split_mb"] = split.stat().st_size / 1e6
     return result
+
+
+def _cpu_line(r: dict[str, Any]) -> str:
+    if r.get("cpu_s") is None:
+        return "  CPU-s of the run          - (no writable cpuacct cgroup)"
+    return f"  CPU-s of the run          {r['cpu_s']:.1f} ({r['rows'] / r['cpu_s']:.1f} rows per CPU-s, all processes)"
 
 
 def _verdict(ok: bool) -> str:
@@ -211,6 +225,7 @@ def describe(results: list[dict[str, Any]]) -> str:
             f"{_verdict(r['reduce_s'] + r['report_s'] <= TARGET_REDUCE_REPORT_S)})",
             f"  largest driver put        {r['largest_put_bytes'] / 1e6:.3f} MB",
             f"  wall                      {r['wall_s']:.1f} s",
+            _cpu_line(r),
         ]
     if len(results) >= 2:
         small, large = results[0], results[-1]

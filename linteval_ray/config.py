@@ -153,7 +153,8 @@ class PoolConfig(_Section):
     num_cpus: float = Field(default=1.0, gt=0, description="CPUs reserved per validation actor")
     batch_size: int = Field(default=4, ge=1, description="samples per map_batches call")
     store_batch_size: int = Field(
-        default=16, ge=1, description="rows per result shard (a killed run recomputes at most these)"
+        default=16, ge=1, description="rows per result shard (a killed run recomputes at most these); "
+        "at most batch_size: the validation actor writes them itself, with no store operator of its own"
     )
     resources: dict[str, float] = Field(default_factory=dict, description="custom resources, e.g. {validation: 1}")
 

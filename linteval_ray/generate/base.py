@@ -42,6 +42,13 @@ class GenerationBackend(ABC):
     def model_name(self) -> str:
         return self.name
 
+    @property
+    def runs_in_validation_actor(self) -> bool:
+        """True: the stage is a light function needing nothing of its own (no GPU, no connection
+        pool), so ``run`` runs it inside the validation actor instead of as an operator with
+        Python workers of its own. False by default: a model's engines or clients stay apart."""
+        return False
+
     def preflight(self) -> None:
         """Raise ``GenerationUnavailable`` now when generation can never run (called once Ray is up,
         before any row is sent), so a run fails in one line instead of waiting or erroring per row.

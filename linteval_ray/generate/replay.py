@@ -69,6 +69,11 @@ class ReplayBackend(GenerationBackend):
     def model_name(self) -> str:
         return self._model
 
+    @property
+    def runs_in_validation_actor(self) -> bool:
+        """A dictionary lookup per row: it rides along in the validation actor."""
+        return True
+
     def stage(self) -> BatchStage:
         return BatchStage(
             name=self.name,

@@ -85,15 +85,18 @@ def generate(config: RunConfig) -> GenerateOutcome:
 
 def _rows_to_generate(config: RunConfig, url: str, store: ObjectStore, done: set[str]) -> ray.data.Dataset:
     """The split's checked input rows (streamed, as ``run`` reads it) without the answered ones
-    and without malformed rows (they have nothing to prompt with; ``run`` records them)."""
+    and without malformed rows (they have nothing to prompt with; ``run`` records them), in
+    blocks of one batch, all in the read's task."""
     import pyarrow as pa
     import ray
 
-    from linteval_ray.pipeline.source import read_inputs
+    from linteval_ray.pipeline.source import batches_stage, read_inputs, read_num_cpus
 
     done_ref = ray.put(pa.array(sorted(done), pa.string()))
-    return read_inputs(config, url, store).map_batches(
-        functools.partial(_unanswered, done=done_ref), batch_format="pyarrow", batch_size=None)
+    unanswered = read_inputs(config, url, store).map_batches(
+        functools.partial(_unanswered, done=done_ref), batch_format="pyarrow", batch_size=None,
+        num_cpus=read_num_cpus(url))
+    return batches_stage(config, url).apply(unanswered)
 
 
 def _unanswered(batch: pa.Table, done: ray.ObjectRef[pa.Array]) -> pa.Table:

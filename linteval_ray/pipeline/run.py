@@ -4,9 +4,11 @@ The driver hashes the split's bytes (streamed) for the run's fingerprint, lists
 the row ids earlier attempts of the same run wrote, and streams the split through
 Ray Data: read and checked row by row where it is read (a malformed row becomes
 its named ``invalid_input`` result row), done rows dropped (``pipeline/source.py``),
-then a list of three stages, generate (the backend's) → validate (CPU actor pool)
-→ store (atomic shards), checked against each other and applied in turn. The
-driver holds ids and counts, never record bodies. It finishes with the reduction
+then the stages admit → batches → generate (the backend's) → validate (CPU actor pool) →
+store (atomic shards), checked against each other and applied in turn: admit and batches
+in the read's task, the light ones around validation in the validation actor
+(``pipeline_stages``). The driver holds ids and counts, never
+record bodies. It finishes with the reduction
 and the report.
 """
 
@@ -29,13 +31,7 @@ from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import source_digest
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.stage import Stage, check_chain
-from linteval_ray.pipeline.stages import (
-    cache_counts,
-    out_of_service_reports,
-    shared_cache_validation,
-    store_stage,
-    validation_stage,
-)
+from linteval_ray.pipeline.stages import cache_counts, out_of_service_reports, pipeline_stages, shared_cache_validation
 from linteval_ray.reduce.reduce import Reduction, reduce_run
 from linteval_ray.report.publish import publish
 from linteval_ray.store import manifest as manifests
@@ -99,13 +95,13 @@ def run(config: RunConfig) -> RunOutcome:
     for warning in manifest.warnings:
         log.warning("%s", warning)
 
-    from linteval_ray.pipeline.source import admit_stage, read_inputs  # imports Ray Data
+    from linteval_ray.pipeline.source import admit_stage, batches_stage, read_inputs  # imports Ray Data
 
     done = done_row_ids(folder)
     log.info("rows: %d already done by earlier attempts; streaming %s (%d draws per sample)",
              len(done), url, config.generation.n)
-    stages = [admit_stage(config, folder, _broadcast(done)), generation.stage(),
-              validation_stage(config, folder, generation.prompt_version), store_stage(config, folder)]
+    intake: list[Stage] = [admit_stage(folder, _broadcast(done), url), batches_stage(config, url)]
+    stages = pipeline_stages(config, folder, intake, generation)
     _execute(stages, read_inputs(config, url, folder.store), expected=_rows_expected(config, source.rows, len(done)),
              already_done=len(done))
 

@@ -5,9 +5,11 @@ wrote and writes the ``invalid_input`` rows. Only ids and counts reach the drive
 One read task per file reads it in order (a JSONL line or Parquet row at a time, pyarrow
 decompressing by extension), so the per-row checker sees rows in file order as in-process
 loading does: the same filters, the same duplicate rule, the same ``limit``, the same named
-errors. It yields input rows, draws expanded, which ``read_inputs`` re-cuts into blocks of
-the validation pool's batch, so that they spread over its actors. A malformed row rides
-along as rows with a ``load_error`` until ``admit`` turns them into result rows.
+errors. It yields input rows, draws expanded. A malformed row rides along as rows with a
+``load_error`` until ``admit`` turns them into result rows; ``batches`` then re-cuts the
+rows to do into blocks of the validation pool's batch, so that they spread over its actors.
+Admit and batches ask for the read's CPUs, so Ray fuses them into the read's task: the
+intake is one operator and one Python worker, whatever the split's size.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from pydantic import Field
 from ray.data.datasource import FileBasedDatasource
 
 from linteval_ray.config import DatasetConfig, RunConfig
 from linteval_ray.load.loader import Checked, InvalidRow, checked_rows
 from linteval_ray.load.readers import Format, detect_format, jsonl_rows, parquet_rows
 from linteval_ray.pipeline.inputs import input_rows, invalid_input_rows
-from linteval_ray.pipeline.stage import BatchStage
+from linteval_ray.pipeline.stage import BatchStage, Stage
 from linteval_ray.schema import ResultRow, Status
 from linteval_ray.schema.rows import INPUT_COLUMNS
 from linteval_ray.store.folder import RunFolder
@@ -37,12 +40,10 @@ if TYPE_CHECKING:
 
 LOAD_ERROR = "load_error"
 READ_BLOCK_BYTES = 4 << 20  # blocks the read passes on (Ray's default merges up to 128 MiB)
-READ_NUM_CPUS = 0.5  # parsing and validating rows, one file at a time
+READ_NUM_CPUS = 0.5  # parsing and validating rows, one file at a time (admit and batches ride along)
 # Pinned to the driver's node, the read asks for no CPU: that node may advertise none (a head
 # node that only hosts drivers, as cluster/README.md advises), where a CPU request never fits.
 PINNED_READ_NUM_CPUS = 0.0
-REPARTITION_NUM_CPUS = 0.05  # cutting blocks into batches
-ADMIT_NUM_CPUS = 0.1  # a set lookup per row, one small shard per batch with invalid rows
 LOCAL_SCHEMES = ("", "file", "local")
 NODE_ID_LABEL = "ray.io/node-id"  # every Ray node carries it
 GROUP_WINDOW_BLOCKS = 64  # rows are ordered by problem within windows of this many batches
@@ -119,35 +120,56 @@ def read_inputs(config: RunConfig, url: str, store: ObjectStore) -> ray.data.Dat
     source = InputDatasource(url, config.dataset, config.generation.n, config.validation.pool.batch_size, store)
     # A local file is on the driver's node, not necessarily on the others (Ray's own local://
     # does the same, and is deprecated).
-    on_driver = {NODE_ID_LABEL: ray.get_runtime_context().get_node_id()} if scheme_of(url) in LOCAL_SCHEMES else None
+    on_driver = {NODE_ID_LABEL: ray.get_runtime_context().get_node_id()} if _is_local(url) else None
     # One read task per file (Ray would otherwise split its blocks to reach a target count).
     # Ray merges a read task's blocks up to target_max_block_size (128 MiB: a whole split)
     # before passing them on: a small target here gets the first rows moving at once, and
-    # the streaming repartition cuts them into the validation pool's batches, which spread
-    # over its actors. The dataset keeps the context it was created with.
+    # ``batches`` cuts them into the validation pool's batches, which spread over its actors.
+    # The dataset keeps the context it was created with.
     context = ray.data.DataContext.get_current()
     saved, context.target_max_block_size = context.target_max_block_size, READ_BLOCK_BYTES
     try:
         ds: ray.data.Dataset = ray.data.read_datasource(
-            source, num_cpus=PINNED_READ_NUM_CPUS if on_driver else READ_NUM_CPUS, override_num_blocks=1,
-            label_selector=on_driver)
+            source, num_cpus=read_num_cpus(url), override_num_blocks=1, label_selector=on_driver)
     finally:
         context.target_max_block_size = saved
-    return _light_repartition(ds, max(1, config.validation.pool.batch_size))
+    return ds
 
 
-def _light_repartition(ds: ray.data.Dataset, rows: int) -> ray.data.Dataset:
-    """``ds`` re-cut into blocks of ``rows`` by tasks that ask for almost no CPU.
+def read_num_cpus(url: str) -> float:
+    """What the read task of ``url`` asks for; the light stages that should join its task ask
+    the same (Ray fuses map operators of equal CPU requests; the node label is inherited)."""
+    return PINNED_READ_NUM_CPUS if _is_local(url) else READ_NUM_CPUS
+
+
+def _is_local(url: str) -> bool:
+    return scheme_of(url) in LOCAL_SCHEMES
+
+
+class BatchesStage(Stage):
+    """The stream re-cut into blocks of ``rows`` (one validation batch each), in the read's task.
 
     Ray 2.60's streaming repartition has no public ``num_cpus`` and asks one CPU per task: with
     the validation pool (and engines) holding every CPU, it is never placed and the job hangs.
-    Its logical operator takes ``ray_remote_args`` (the planner passes them on); re-bundling
-    rows needs almost none."""
-    out = ds.repartition(target_num_rows_per_block=rows)
-    remote_args = getattr(out._logical_plan.dag, "ray_remote_args", None)
-    if isinstance(remote_args, dict):
-        remote_args.setdefault("num_cpus", REPARTITION_NUM_CPUS)
-    return out
+    Its logical operator takes ``ray_remote_args`` (the planner passes them on): given the
+    read's, Ray fuses it (non-strict, behind a ``map_batches``: ``admit``) into the read's task
+    instead of running it in Python workers of its own."""
+
+    rows: int = Field(ge=1)
+    num_cpus: float = Field(ge=0)
+
+    def apply(self, ds: ray.data.Dataset) -> ray.data.Dataset:
+        out = ds.repartition(target_num_rows_per_block=self.rows)
+        remote_args = getattr(out._logical_plan.dag, "ray_remote_args", None)
+        if isinstance(remote_args, dict):
+            remote_args["num_cpus"] = self.num_cpus
+        return out
+
+
+def batches_stage(config: RunConfig, url: str) -> BatchesStage:
+    """Blocks of one validation batch each (``validation.pool.batch_size`` rows)."""
+    return BatchesStage(name="batches", rows=max(1, config.validation.pool.batch_size), num_cpus=read_num_cpus(url),
+                        output_schema=pa.schema([]), keeps_input_columns=True)
 
 
 def admit_batch(batch: pa.Table, done: ray.ObjectRef[pa.Array] | None, folder: RunFolder) -> pa.Table:
@@ -178,15 +200,17 @@ def done_ids_of(done: ray.ObjectRef[pa.Array]) -> pa.Array:
     return _DONE[key]
 
 
-def admit_stage(config: RunConfig, folder: RunFolder, done: ray.ObjectRef[pa.Array] | None) -> BatchStage:
+def admit_stage(folder: RunFolder, done: ray.ObjectRef[pa.Array] | None, url: str) -> BatchStage:
     """Drops rows an earlier attempt of this run wrote (``done``: their ids, broadcast through
-    the object store) and writes the invalid-input rows; passes on the input rows to do."""
+    the object store) and writes the invalid-input rows; passes on the input rows to do. It
+    runs in the read's task of ``url`` (a set lookup per row, a small shard per block with
+    invalid rows)."""
     return BatchStage(
         name="admit",
         fn=admit_batch,
         fn_kwargs={"done": done, "folder": folder},
-        # batch_size=None keeps the read's blocks (one validation batch each).
-        map_batches_kwargs={"batch_format": "pyarrow", "batch_size": None, "num_cpus": ADMIT_NUM_CPUS},
+        # batch_size=None keeps the read's blocks.
+        map_batches_kwargs={"batch_format": "pyarrow", "batch_size": None, "num_cpus": read_num_cpus(url)},
         required_columns=("row_id", "sample_id", "draw", LOAD_ERROR),
         output_schema=pa.schema([stream_schema().field(c) for c in INPUT_COLUMNS]),
     )

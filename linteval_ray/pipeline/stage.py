@@ -8,7 +8,9 @@ schema of the columns it writes (from ``linteval_ray.schema``). ``check_chain`` 
 whole list against the input columns before anything runs.
 
 A ``BatchStage`` is one ``map_batches``; a ``ProcessorStage`` wraps a chain Ray already
-composed (``ray.data.llm``'s processor, itself a list of Ray's stateful stages).
+composed (``ray.data.llm``'s processor, itself a list of Ray's stateful stages); a
+``FusedStage`` runs several ``BatchStage``s as one ``map_batches`` of the last heavy one
+(``fuse``), as Ray fuses tasks of equal resources, but also across an actor pool.
 """
 
 from __future__ import annotations
@@ -53,6 +55,13 @@ class Stage(BaseModel, ABC):
     @abstractmethod
     def apply(self, ds: ray.data.Dataset) -> ray.data.Dataset:
         """``ds`` with this stage added (lazily, as Ray Data does)."""
+
+    def chained_columns(self, input_columns: Sequence[str]) -> list[str]:
+        """The columns after this stage given its input's; ``StageInputError`` if one it needs is missing."""
+        missing = [c for c in self.required_columns if c not in input_columns]
+        if missing:
+            raise StageInputError(self.name, missing, input_columns)
+        return self.output_columns(input_columns)
 
     def output_columns(self, input_columns: Sequence[str]) -> list[str]:
         written = self.output_schema.names
@@ -108,15 +117,75 @@ class ProcessorStage(Stage):
         return processed
 
 
+class FusedStage(Stage):
+    """Several ``BatchStage``s as one ``map_batches``: each batch goes through them in turn in one
+    process, the host's (its actor pool, CPUs and batch size), so rows cross no operator boundary,
+    object store or extra Python worker between them. Each part still checks its input columns on
+    every batch; a batch a part leaves empty ends there (nothing later has a row to work on)."""
+
+    parts: tuple[BatchStage, ...] = Field(min_length=1)
+    map_batches_kwargs: dict[str, Any] = Field(default_factory=dict, description="the host's")
+
+    def apply(self, ds: ray.data.Dataset) -> ray.data.Dataset:
+        return ds.map_batches(self.fused_class(), fn_constructor_kwargs={"parts": self.parts},
+                              **self.map_batches_kwargs)
+
+    def fused_class(self) -> type[FusedBatches]:
+        """``FusedBatches`` under the parts' names (Ray names the operator and its actors after it:
+        ``MapBatches(replay_batch+ValidateBatch+store_batch)``)."""
+        name = "+".join(part.checked_fn().__name__ for part in self.parts)
+        return type(name, (FusedBatches,), {"__module__": FusedBatches.__module__})
+
+    def chained_columns(self, input_columns: Sequence[str]) -> list[str]:
+        columns = list(input_columns)
+        for part in self.parts:
+            columns = part.chained_columns(columns)
+        return columns
+
+    def output_columns(self, input_columns: Sequence[str]) -> list[str]:
+        columns = list(input_columns)
+        for part in self.parts:
+            columns = part.output_columns(columns)
+        return columns
+
+
+class FusedBatches:
+    """The callable of a ``FusedStage``: its parts built in this process, applied in turn."""
+
+    def __init__(self, parts: Sequence[BatchStage]) -> None:
+        self._steps = [part.in_process() for part in parts]
+        self._empty = parts[-1].output_schema.empty_table()
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        for step in self._steps:
+            if batch.num_rows == 0:
+                return self._empty
+            batch = step(batch)
+        return batch
+
+
+def fuse(name: str, parts: Sequence[BatchStage], host: BatchStage) -> FusedStage:
+    """``parts`` (``host`` among them) as one stage running where and as ``host`` runs. Its
+    required columns are those a part needs and no earlier part writes."""
+    if host not in parts:
+        raise ValueError(f"fused stage {name!r}: its host {host.name!r} is not one of its parts")
+    required: list[str] = []
+    columns: list[str] = []
+    for part in parts:
+        needed = [c for c in part.required_columns if c not in columns]
+        required += [c for c in needed if c not in required]
+        columns = part.output_columns([*columns, *needed])
+    return FusedStage(name=name, parts=tuple(parts), required_columns=tuple(required),
+                      output_schema=parts[-1].output_schema, keeps_input_columns=parts[-1].keeps_input_columns,
+                      map_batches_kwargs={**host.map_batches_kwargs, "batch_format": "pyarrow"})
+
+
 def check_chain(stages: Sequence[Stage], input_columns: Sequence[str]) -> None:
     """Raise ``StageInputError`` for the first stage whose required columns its predecessors
     do not provide, before any batch runs."""
     columns = list(input_columns)
     for stage in stages:
-        missing = [c for c in stage.required_columns if c not in columns]
-        if missing:
-            raise StageInputError(stage.name, missing, columns)
-        columns = stage.output_columns(columns)
+        columns = stage.chained_columns(columns)
 
 
 def require_columns(batch: Any, stage: str, required: Sequence[str]) -> None:

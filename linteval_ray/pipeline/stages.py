@@ -14,7 +14,8 @@ from typing import Any
 import pyarrow as pa
 
 from linteval_ray.config import RunConfig, ValidationConfig
-from linteval_ray.pipeline.stage import BatchStage
+from linteval_ray.generate.base import GenerationBackend
+from linteval_ray.pipeline.stage import BatchStage, Stage, fuse
 from linteval_ray.schema.arrow import result_schema, rows_to_table
 from linteval_ray.schema.rows import GENERATION_COLUMNS
 from linteval_ray.store.folder import RunFolder
@@ -104,9 +105,13 @@ class ValidateBatch:
             self.close()
 
 
-def store_batch(batch: pa.Table, folder: RunFolder) -> pa.Table:
-    """Write a batch of result rows as one atomic shard; pass on a small summary."""
-    name = write_shard(folder, batch)
+def store_batch(batch: pa.Table, folder: RunFolder, rows_per_shard: int) -> pa.Table:
+    """Write a batch of result rows as atomic shards of at most ``rows_per_shard`` rows; pass on
+    a small summary."""
+    names: list[str] = []
+    for start in range(0, batch.num_rows, rows_per_shard):
+        shard = batch.slice(start, rows_per_shard)
+        names += [write_shard(folder, shard)] * shard.num_rows
     timings: list[dict[str, Any]] = batch.column("timings").to_pylist()
     return pa.table(
         {
@@ -115,7 +120,7 @@ def store_batch(batch: pa.Table, folder: RunFolder) -> pa.Table:
             "pass_at_1": batch.column("pass_at_1"),
             "language": batch.column("language"),
             "total_s": [t["total_s"] if t else 0.0 for t in timings],
-            "shard": [name] * batch.num_rows,
+            "shard": names,
         },
         schema=SUMMARY_SCHEMA,
     )
@@ -164,13 +169,18 @@ def shared_cache_validation(validation: ValidationConfig, folder: RunFolder) -> 
 
 
 def store_stage(config: RunConfig, folder: RunFolder) -> BatchStage:
-    """Result rows → atomic shards in the run folder, a summary row per result row out."""
+    """Result rows → atomic shards in the run folder, a summary row per result row out. As an
+    operator of its own, at most one task per validation actor at once: a task asking 0.1 CPU
+    would otherwise let Ray start a Python worker (~2-3 CPU-s of imports) for each of up to ten
+    per free CPU, under load when writes wait, for a job that takes milliseconds."""
+    from ray.data import TaskPoolStrategy
+
     return BatchStage(
         name="store",
         fn=store_batch,
-        fn_kwargs={"folder": folder},
+        fn_kwargs={"folder": folder, "rows_per_shard": config.validation.pool.store_batch_size},
         map_batches_kwargs={"batch_size": config.validation.pool.store_batch_size, "batch_format": "pyarrow",
-                            "num_cpus": STORE_NUM_CPUS},
+                            "num_cpus": STORE_NUM_CPUS, "compute": TaskPoolStrategy(size=actor_pool_size(config)[1])},
         required_columns=tuple(result_schema().names),
         output_schema=SUMMARY_SCHEMA,
     )
@@ -193,6 +203,31 @@ def _node_id() -> str:
     if ray.is_initialized():
         return ray.get_runtime_context().get_node_id()
     return socket.gethostname()
+
+
+def pipeline_stages(config: RunConfig, folder: RunFolder, intake: list[Stage],
+                    generation: GenerationBackend) -> list[Stage]:
+    """intake (admit, batches: in the read's task) → generate → validate → store, with the light
+    stages around validation run inside the validation actor where they can be, so that a run has
+    as few Ray Data operators (and their Python workers, tasks and object-store hops per batch)
+    as its backend allows:
+
+    - replay (a lookup per row) runs in the actor, before validating; a model's stage (engines,
+      an HTTP client pool) stays an operator of its own;
+    - the store runs in the actor after validating when a shard fits in a validation batch
+      (``store_batch_size <= batch_size``: each batch is cut into shards); a larger shard gathers
+      several batches, in an operator of its own."""
+    pool = config.validation.pool
+    validate = validation_stage(config, folder, generation.prompt_version)
+    store = store_stage(config, folder)
+    generate = generation.stage()
+    if generation.runs_in_validation_actor and isinstance(generate, BatchStage):
+        front, parts = intake, [generate, validate]
+    else:
+        front, parts = [*intake, generate], [validate]
+    if pool.store_batch_size > pool.batch_size:
+        return [*front, fuse("evaluate", parts, host=validate), store]
+    return [*front, fuse("evaluate", [*parts, store], host=validate)]
 
 
 def cache_counts(folder: RunFolder) -> dict[str, dict[str, int]]:

@@ -10,6 +10,7 @@ by ``manifest`` (once per process) and compared with the pins by ``check``.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -114,6 +115,7 @@ class Toolchain(BaseModel):
         """Versions and hashes of the tools (read once per process)."""
         return manifest_for(self.prefix, self.tool_paths())
 
-    @property
+    @functools.cached_property
     def toolchain_id(self) -> str:
+        """Asked by every cache key of every row: the frozen paths' manifest looked up once."""
         return self.manifest().toolchain_id

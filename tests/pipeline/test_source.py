@@ -76,7 +76,7 @@ def test_admit_drops_done_rows_and_writes_each_invalid_row_once(tmp_path: Path) 
     config = _config(source, "generation.n=2")
     output = RunFolder.open(str(tmp_path / "out"))
     done = {"1001_A_py3_0/0", "1002_A_cpp_0/1", "#row-6/0"}
-    stage = admit_stage(config, output, ray.put(pa.array(sorted(done))))
+    stage = admit_stage(output, ray.put(pa.array(sorted(done))), str(source))
 
     todo = stage.apply(read_inputs(config, str(source), output.store)).take_all()
 

@@ -13,13 +13,19 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from linteval_ray.config import ValidationConfig, load_config
+from linteval_ray.config import GenerationConfig, RunConfig, ValidationConfig, load_config
+from linteval_ray.generate.endpoint import EndpointBackend
 from linteval_ray.generate.replay import ReplayBackend
+from linteval_ray.load import load_split
+from linteval_ray.pipeline.inputs import input_rows
 from linteval_ray.pipeline.progress import Progress
-from linteval_ray.pipeline.stage import BatchStage, ProcessorStage, StageInputError, check_chain
-from linteval_ray.pipeline.stages import ValidateBatch, store_stage, validation_stage
+from linteval_ray.pipeline.source import admit_stage, batches_stage, stream_schema
+from linteval_ray.pipeline.stage import BatchStage, FusedStage, ProcessorStage, Stage, StageInputError, check_chain
+from linteval_ray.pipeline.stages import SUMMARY_SCHEMA, ValidateBatch, pipeline_stages, store_stage, validation_stage
 from linteval_ray.schema.rows import INPUT_COLUMNS, generation_schema
 from linteval_ray.store import RunFolder
+from linteval_ray.store.shards import read_rows
+from tests.pipeline.samples import bundled_jsonl
 
 
 def _doubled(batch: pa.Table, factor: int) -> pa.Table:
@@ -115,3 +121,55 @@ def test_lower_layers_do_not_import_upper_ones(module: str, forbidden: tuple[str
             f"print('\\n'.join(m for m in sys.modules if m.startswith({forbidden!r})))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert done.stdout.split() == [], f"{module} imports {done.stdout.split()}"
+
+
+def _intake(config: RunConfig, folder: RunFolder) -> list[Stage]:
+    url = "/tmp/unused.jsonl"
+    return [admit_stage(folder, None, url), batches_stage(config, url)]
+
+
+def test_replay_and_the_store_run_in_the_validation_actor_and_a_model_stays_apart() -> None:
+    folder = RunFolder.open("/tmp/unused")
+    one_shard_per_batch = load_config(None, ["validation.pool.max_actors=1", "validation.pool.batch_size=8",
+                                             "validation.pool.store_batch_size=8"])
+    replayed = pipeline_stages(one_shard_per_batch, folder, _intake(one_shard_per_batch, folder), ReplayBackend())
+    assert [s.name for s in replayed] == ["admit", "batches", "evaluate"]
+    evaluate = replayed[-1]
+    assert isinstance(evaluate, FusedStage)
+    assert [p.name for p in evaluate.parts] == ["replay", "validate", "store"]
+    assert evaluate.fused_class().__name__ == "replay_batch+ValidateBatch+store_batch"  # Ray's operator name
+    assert evaluate.map_batches_kwargs["batch_size"] == 8 and "compute" in evaluate.map_batches_kwargs
+    check_chain(replayed, stream_schema().names)
+    assert evaluate.output_columns(INPUT_COLUMNS) == SUMMARY_SCHEMA.names
+
+    # A shard larger than a batch gathers batches: the store is its own operator then.
+    gathered = load_config(None, ["validation.pool.max_actors=1", "validation.pool.store_batch_size=16"])
+    names = [s.name for s in pipeline_stages(gathered, folder, _intake(gathered, folder), ReplayBackend())]
+    assert names == ["admit", "batches", "evaluate", "store"]
+
+    endpoint = EndpointBackend(GenerationConfig(backend="endpoint", endpoint={"url": "http://127.0.0.1:9/v1"}))
+    generated = pipeline_stages(one_shard_per_batch, folder, _intake(one_shard_per_batch, folder), endpoint)
+    assert [s.name for s in generated] == ["admit", "batches", "endpoint", "evaluate"]
+    check_chain(generated, stream_schema().names)
+
+
+def test_the_fused_actor_judges_stores_in_shards_and_stops_at_an_empty_batch(tmp_path: Path) -> None:
+    config = load_config(None, ["validation.pool.max_actors=1", "validation.pool.batch_size=2",
+                                "validation.pool.store_batch_size=1"])
+    folder = RunFolder.open(str(tmp_path / "run"))
+    backend = ReplayBackend(predictions=[])  # no prediction: every row is a generation_error
+    evaluate = pipeline_stages(config, folder, _intake(config, folder), backend)[-1]
+    assert isinstance(evaluate, FusedStage)
+    fused = evaluate.fused_class()(parts=evaluate.parts)
+    records = [r for r in load_split(str(bundled_jsonl())).records if r.language == "py3"][:2]
+    batch = pa.Table.from_pylist([row for r in records for row in input_rows(r, 1)])
+
+    summary = fused(batch)
+
+    assert summary.column("status").to_pylist() == ["generation_error"] * 2
+    assert len(set(summary.column("shard").to_pylist())) == 2  # one row per shard
+    written, duplicates = read_rows(folder)
+    assert sorted(r.row_id for r in written) == sorted(summary.column("row_id").to_pylist()) and duplicates == 0
+    empty = fused(batch.slice(0, 0))
+    assert empty.num_rows == 0 and empty.schema == SUMMARY_SCHEMA
+    assert len(read_rows(folder)[0]) == 2  # nothing written for an empty batch
