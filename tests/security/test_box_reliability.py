@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from linteval_ray.config import PoolConfig, TestLimits, ValidationConfig
 from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
 from linteval_ray.validate.engine import Validator
 from linteval_ray.validate.sandbox import RunLimits
+from tests.host_memory import shmem_rise
 from tests.pipeline.samples import bundled_jsonl
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
@@ -179,35 +179,15 @@ def test_a_deep_tree_loses_no_row_and_leaves_no_scratch(tmp_path: Path, session_
     assert [p.name for p in scratch_parent.iterdir() if p.name.startswith("linteval-work-")] == []
 
 
-def _shmem_mb() -> float:
-    for line in Path("/proc/meminfo").read_text().splitlines():
-        if line.startswith("Shmem:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError("no Shmem in /proc/meminfo")
-
-
 def test_tmp_writes_stop_at_the_bound_not_at_host_memory(validator: Validator) -> None:
     """A program writing 1 GiB of files into /tmp gets ENOSPC at the box's tmpfs size (64 MB
     by default) and holds them for a while: the host's Shmem never grows much past that."""
     limits = RunLimits(wall_s=30)
-    before, peak = _shmem_mb(), 0.0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.wait(0.05):
-            peak = max(peak, _shmem_mb())
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    try:
+    with shmem_rise() as rise:
         result = validator.judge.run(["/usr/bin/python3", "-c", TMP_FLOOD_PY + "flood(hold_s=2.0)"], limits=limits)
-    finally:
-        done.set()
-        sampler.join()
     assert result.exit_code == 1 and b"No space left on device" in result.stderr, result.stderr[-500:]
     # Other work on the host moves Shmem too: allow 48 MB of noise above the bound.
-    assert peak - before < limits.tmp_mb + 48, (before, peak)
+    assert rise.mb < limits.tmp_mb + 48, rise
 
 
 def test_program_text_in_rows_is_escaped_and_names_no_host_path(judged: dict[str, ResultRow], validator: Validator,

@@ -8,13 +8,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from linteval_ray.validate.sandbox import BwrapSandbox, SandboxError
+from tests.host_memory import shmem_rise
 
 NOBODY = 65534
 TMP_MB = 32
@@ -69,35 +69,15 @@ def _user_namespaces_work(prefix: list[str]) -> str | None:
     return None if done.returncode == 0 else done.stderr.strip() or f"exit {done.returncode}"
 
 
-def _shmem_mb() -> float:
-    for line in Path("/proc/meminfo").read_text().splitlines():
-        if line.startswith("Shmem:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError("no Shmem in /proc/meminfo")
-
-
 def test_unprivileged_box_has_a_sized_tmp_and_no_privileges(unprivileged_home: Path) -> None:
     prefix = _as_unprivileged()
     if (why := _user_namespaces_work(prefix)) is not None:
         pytest.skip(f"this host cannot make unprivileged user namespaces: {why}")
     env = {"PATH": "/usr/bin:/bin", "HOME": str(unprivileged_home), "PYTHONPATH": str(REPO),
            "LINTEVAL_CACHE_DIR": str(unprivileged_home / "cache")}
-    before, peak = _shmem_mb(), 0.0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.wait(0.05):
-            peak = max(peak, _shmem_mb())
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    try:
+    with shmem_rise() as rise:
         child = subprocess.run([*prefix, sys.executable, "-c", CHILD, str(unprivileged_home / "box")], env=env,
                                cwd=unprivileged_home, capture_output=True, text=True, timeout=300, check=False)
-    finally:
-        done.set()
-        sampler.join()
     assert child.returncode == 0, child.stderr[-3000:]
     report = json.loads(child.stdout.splitlines()[-1])
     assert report["uid"] != 0
@@ -110,7 +90,7 @@ def test_unprivileged_box_has_a_sized_tmp_and_no_privileges(unprivileged_home: P
     assert int(who[-1].split()[1]) == 64 << 10  # the default tmp_mb, in KiB
     # Past the cap the program's own write fails (ENOSPC: its runtime error), host RAM does not fill.
     assert report["exit_code"] == 1 and "No space left on device" in report["stderr"], report["stderr"]
-    assert peak - before < TMP_MB + 48, (before, peak)  # 48 MB of noise from other work on the host
+    assert rise.mb < TMP_MB + 48, rise  # 48 MB of noise from other work on the host
 
 
 class _NoMountCapability(BwrapSandbox):
