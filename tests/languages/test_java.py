@@ -58,6 +58,6 @@ def test_a_run_gets_the_memory_limit_as_heap_and_a_deep_stack() -> None:
 
 
 def test_the_jvm_gets_address_space_beyond_its_heap_and_few_malloc_arenas() -> None:
-    assert JAVA.address_space_mb(256) == 256 + 1024
+    assert JAVA.address_space_mb(256) == 256 + 2048  # ~1 GB of it for the program's thread stacks
     assert JAVA.run_env() == JAVA.compile_env() == {"MALLOC_ARENA_MAX": "2"}
     assert not JAVA.interpreted and not JAVA.precompiled_headers
