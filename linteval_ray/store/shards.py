@@ -117,7 +117,8 @@ def compact_results(folder: RunFolder) -> tuple[ResultTable, int]:
     urls = folder.store.list_files(folder.shards, SHARD_SUFFIX, recursive=False)
     kept, duplicates = _placement(folder, urls)
     if duplicates:
-        log.warning("dropped %d duplicate result rows (same row_id in several shards)", duplicates)
+        log.warning("dropped %d duplicate result rows (same row_id in several shards: a retried write, or an "
+                    "infra_error a rerun judged again, whose judged copy is kept)", duplicates)
     schema = result_schema()
     columns: list[pa.Table] = []
     with Buckets("linteval-reduce-", schema.append(pa.field(_POSITION, pa.int64()))) as groups:
