@@ -106,7 +106,7 @@ def run(config: RunConfig) -> RunOutcome:
              already_done=len(done))
 
     reduction = reduce_run(folder, config.generation.health)
-    # The report reads the originals it shows back from the split (publish's records_of_run).
+    # The report reads the originals it shows back from the split (report/originals.py originals_of_run).
     publish(folder, reduction.results, reduction.metrics, title=f"LintEval results: {run_name}")
     _finish_manifest(folder, manifest, reduction)
     return RunOutcome(output=output, resumed_rows=len(done), new_rows=reduction.rows - len(done),
