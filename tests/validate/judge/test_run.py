@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from linteval_ray.schema.record import Language
 from linteval_ray.schema.result import Verdict
 from linteval_ray.validate.judge import JudgeContext, JudgeResult, PreparedProblem, judge_revision, prepare_problem
+from linteval_ray.validate.judge.run import TestRecord, is_borderline_time_limit
 from tests.validate.judge import problems
 
 
@@ -89,6 +91,41 @@ def test_infinite_loop_is_time_limit_and_stops_starting_tests(
     assert result.tests_skipped == problems.VALID_TESTS - 1
     assert result.tests_failed == problems.VALID_TESTS and result.tests_passed == 0
     assert [t.verdict for t in result.tests] == [Verdict.TIME_LIMIT, None, None]
+
+
+# Catches SIGXCPU (RLIMIT_CPU's soft signal at the 1 s limit), spins a little longer, answers right, exits 0.
+PAST_ITS_LIMIT = r"""
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <unistd.h>
+static void late_answer(int) {
+    while (clock() < 1.3 * CLOCKS_PER_SEC) {}
+    long long a, b; if (scanf("%lld %lld", &a, &b) == 2) printf("%lld\n", a + b);
+    fflush(stdout); _exit(0);
+}
+int main() { signal(SIGXCPU, late_answer); volatile long x = 0; for (;;) x++; }
+"""
+
+
+def test_a_run_that_ends_by_itself_past_its_limit_is_a_time_limit(
+    prepared: Callable[[Language], PreparedProblem], make_ctx: Callable[..., JudgeContext]
+) -> None:
+    result = _judge(prepared, make_ctx(jobs=1), "cpp", PAST_ITS_LIMIT)
+    assert result.verdict == Verdict.TIME_LIMIT, result.detail
+    assert result.tests[0].signal is None and result.tests[0].cpu_s > result.tests[0].time_limit_s
+
+
+@pytest.mark.parametrize(
+    ("signal", "cpu_s", "repeats"),
+    [(None, 1.1, True), (signal.SIGSEGV, 1.2, True), (signal.SIGKILL, 0.2, True),
+     (signal.SIGXCPU, 1.0, False), (signal.SIGKILL, 2.0, False)],
+)
+def test_only_a_time_limit_a_busy_host_can_cause_is_run_again(signal: int | None, cpu_s: float, repeats: bool) -> None:
+    """Ended by itself just past the limit, or stopped by the wall clock: repeat. Killed for its CPU: counts."""
+    record = TestRecord(name="000", verdict=Verdict.TIME_LIMIT, time_limit_s=1.0, cpu_s=cpu_s, signal=signal)
+    assert is_borderline_time_limit(record) is repeats
+    assert not is_borderline_time_limit(record.model_copy(update={"verdict": Verdict.RUNTIME_ERROR}))
 
 
 @pytest.mark.parametrize(
