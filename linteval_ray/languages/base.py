@@ -35,6 +35,10 @@ class CompileRequest:
     python: str
     for_tools: bool = False  # a testlib generator, validator or checker rather than a submission
     include_dirs: tuple[str, ...] = ()  # searched in this order before the system headers
+    # A class-data archive of the compiler's own classes (its path in the box): mapped, or with
+    # ``dump_archive`` written at the compiler's exit (see ``LanguageSpec.compiler_archive_warmup``).
+    compiler_archive: str | None = None
+    dump_archive: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +87,8 @@ class LanguageSpec:
     runtime_env: Mapping[str, str] = field(default_factory=lambda: NO_ENV)
     interpreted: bool = False  # runs from source under validation.python, whose path keys cached answers
     precompiled_headers: bool = False  # g++ may be given a folder of precompiled headers
+    # Code whose compile writes the compiler's class-data archive once per node (None: no archive).
+    compiler_archive_warmup: str | None = None
 
     def address_space_mb(self, memory_mb: int) -> int:
         """RLIMIT_AS of a run whose memory limit is ``memory_mb``."""

@@ -43,9 +43,39 @@ JAVAC_FLAGS = ("-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", 
 RUNTIME_ENV = {"MALLOC_ARENA_MAX": "2"}
 
 
+# Compiled once per node with -XX:ArchiveClassesAtExit: the classes javac loads for it go into a
+# class-data archive every later javac maps (measured: 0.57 -> 0.38 CPU-s per compile; the class
+# files are byte-identical). The JVM ignores an archive that does not match it.
+ARCHIVE_WARMUP = """import java.io.*;
+import java.util.*;
+import java.util.stream.*;
+
+public class Main {
+    record Pair(int a, long b) {}
+    enum Kind { ONE, TWO }
+    static <T extends Comparable<T>> T best(List<T> xs) { return Collections.max(xs); }
+    public static void main(String[] args) throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        StringTokenizer st = new StringTokenizer(in.readLine());
+        int n = Integer.parseInt(st.nextToken());
+        Map<Integer, List<Pair>> byKey = new HashMap<>();
+        for (int i = 0; i < n; i++) byKey.computeIfAbsent(i % 3, k -> new ArrayList<>()).add(new Pair(i, i * 2L));
+        PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out)));
+        out.println(byKey.values().stream().mapToLong(List::size).sum() + " " + best(List.of(3, 1, 2)) + Kind.ONE);
+        out.flush();
+    }
+}
+"""
+
+
 def compile_command(request: CompileRequest) -> CompileCommand:
     source, main_class = java_file_and_main_class(request.code)
-    return CompileCommand(source=source, argv=(request.javac, *JAVAC_FLAGS, "-d", ".", source), entry=main_class)
+    archive: tuple[str, ...] = ()
+    if request.compiler_archive:
+        option = "ArchiveClassesAtExit" if request.dump_archive else "SharedArchiveFile"
+        archive = (f"-J-XX:{option}={request.compiler_archive}",)
+    argv = (request.javac, *archive, *JAVAC_FLAGS, "-d", ".", source)
+    return CompileCommand(source=source, argv=argv, entry=main_class)
 
 
 def run_argv(request: RunRequest) -> list[str]:
@@ -143,6 +173,7 @@ JAVA = LanguageSpec(
     tool_compile_flags=JAVAC_FLAGS,
     address_space_overhead_mb=AS_OVERHEAD_MB,
     runtime_env=frozen_env(RUNTIME_ENV),
+    compiler_archive_warmup=ARCHIVE_WARMUP,
 )
 
 register_language(JAVA)

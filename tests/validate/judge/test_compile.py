@@ -6,8 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from linteval_ray.languages import language
+from linteval_ray.languages.java import JAVAC_FLAGS
 from linteval_ray.validate.judge import JudgeContext, compile_cached, compile_program
+from linteval_ray.validate.judge.compile import ARCHIVE_DIR, ARCHIVE_FILE, COMPILE_MEMORY_MB, compiler_archive
 from linteval_ray.validate.sandbox import RunLimits
+from linteval_ray.validate.sandbox.base import Mount
 
 
 @pytest.mark.parametrize(
@@ -66,3 +70,34 @@ def test_compile_cached_compiles_once_and_caches_failures_too(ctx: JudgeContext)
     assert (again.program.artifact_dir / again.program.entry).is_file()
     assert failed.error and failed_again.error == failed.error
 
+
+
+JAVA_PROGRAM = """import java.util.*;
+public class Main { public static void main(String[] a) {
+    List<Integer> xs = new ArrayList<>(List.of(3, 1, 2)); Collections.sort(xs); System.out.println(xs); } }
+"""
+
+
+def test_javac_maps_its_class_data_archive_and_writes_the_same_classes(ctx: JudgeContext, tmp_path: Path) -> None:
+    """The archive is built once per node from the warm-up compile; -Xshare:on fails unless the
+    JVM in the box can map it, so this proves every later compile really uses it."""
+    plain = compile_program("java", JAVA_PROGRAM, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
+                            out_dir=tmp_path / "plain")
+    shared = compile_program("java", JAVA_PROGRAM, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
+                             out_dir=tmp_path / "shared", cache=ctx.cache)
+    assert plain.ok and shared.ok, (plain.error, shared.error)
+    assert (tmp_path / "plain" / "Main.class").read_bytes() == (tmp_path / "shared" / "Main.class").read_bytes()
+    folder = compiler_archive(language("java"), ctx.toolchain, ctx.sandbox, ctx.cache)
+    assert folder is not None and [p.name for p in folder.iterdir()] == [ARCHIVE_FILE]
+    (tmp_path / "strict").mkdir()
+    (tmp_path / "strict" / "Main.java").write_text(JAVA_PROGRAM)
+    result = ctx.sandbox.run(
+        [ctx.toolchain.javac, "-J-Xshare:on", f"-J-XX:SharedArchiveFile={ARCHIVE_DIR}/{ARCHIVE_FILE}",
+         *JAVAC_FLAGS, "-d", ".", "Main.java"],
+        workdir=tmp_path / "strict", limits=RunLimits(wall_s=60, memory_mb=COMPILE_MEMORY_MB),
+        mounts=[Mount(src=folder, dst=ARCHIVE_DIR)], env=language("java").compile_env())
+    assert result.ok, result.stderr
+    broken = compile_program("java", "public class Main { int x = ; }", sandbox=ctx.sandbox,
+                             toolchain=ctx.toolchain, out_dir=tmp_path / "broken", cache=ctx.cache)
+    assert broken.error is not None and "illegal start" in broken.error
+    assert "cds" not in broken.error.lower() and "archive" not in broken.error.lower()
