@@ -56,8 +56,12 @@ def write_rows(folder: RunFolder, rows: Sequence[ResultRow]) -> str | None:
 
 def _read(folder: RunFolder, url: str, columns: list[str] | None) -> pa.Table:
     # One thread per shard: a small file's columns decoded in parallel cost twice the CPU (handing
-    # ~80 tiny column chunks to threads); the callers read a few shards at once instead.
-    return pq.read_table(io.BytesIO(folder.store.read_bytes(url)), columns=columns, use_threads=False)
+    # ~80 tiny column chunks to threads); the callers read a few shards at once instead. A
+    # ParquetFile, not pq.read_table: read_table builds a dataset, fragment and scanner per call,
+    # which costs more than decoding a 64-row shard (6.7 against 4.7 ms of CPU for all of its
+    # columns, 2.0 against 0.8 ms for row_id and status).
+    shard = pq.ParquetFile(pa.BufferReader(folder.store.read_bytes(url)))
+    return shard.read(columns=columns, use_threads=False)
 
 
 def _read_all(folder: RunFolder, columns: list[str] | None) -> list[pa.Table]:
