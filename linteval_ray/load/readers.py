@@ -56,14 +56,28 @@ def iter_rows(
 ) -> Generator[Row, None, None]:
     """Yield ``(row_number, dict)`` per row, or ``(row_number, LoadError)`` for an unparsable one."""
     fmt = detect_format(url)
-    try:
-        fs, path = ObjectStore(storage=storage, retry=retry).pyarrow_filesystem(url)
-    except StorageError as exc:
-        raise SourceError(str(exc)) from exc
+    fs, path = _filesystem(url, storage, retry)
     if fmt == "jsonl":
         yield from _iter_jsonl(url, fs, path)
     else:
         yield from _iter_parquet(url, fs, path)
+
+
+def iter_jsonl_lines(
+    url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY
+) -> Generator[tuple[int, bytes], None, None]:
+    """Yield ``(row_number, line)`` per non-blank line of a JSONL source, undecoded: for a reader
+    that decodes only the fields it needs (``parse_json_object`` decodes a line as ``iter_rows``)."""
+    fs, path = _filesystem(url, storage, retry)
+    with _opened(url, lambda: fs.open_input_stream(path, compression="detect")) as raw:
+        yield from jsonl_lines(url, raw)
+
+
+def _filesystem(url: str, storage: StorageConfig | None, retry: RetryPolicy) -> tuple[pafs.FileSystem, str]:
+    try:
+        return ObjectStore(storage=storage, retry=retry).pyarrow_filesystem(url)
+    except StorageError as exc:
+        raise SourceError(str(exc)) from exc
 
 
 def _iter_jsonl(url: str, fs: pafs.FileSystem, path: str) -> Iterator[Row]:
@@ -78,6 +92,12 @@ def _iter_parquet(url: str, fs: pafs.FileSystem, path: str) -> Iterator[Row]:
 
 def jsonl_rows(url: str, raw: pa.NativeFile) -> Iterator[Row]:
     """The rows of an opened (decompressing) JSONL stream, numbered by line."""
+    for row_number, line in jsonl_lines(url, raw):
+        yield row_number, parse_json_object(row_number, line)
+
+
+def jsonl_lines(url: str, raw: pa.NativeFile) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of an opened (decompressing) JSONL stream, numbered by line."""
     # Line by line: a 200 MB file never sits in memory as text next to its records.
     lines = io.BufferedReader(raw, _READ_BUFFER)
     row_number = 0
@@ -87,7 +107,7 @@ def jsonl_rows(url: str, raw: pa.NativeFile) -> Iterator[Row]:
             return
         row_number += 1
         if line.strip():
-            yield row_number, _parse_json_object(row_number, line)
+            yield row_number, line
 
 
 def parquet_rows(url: str, raw: pa.NativeFile) -> Iterator[Row]:
@@ -131,7 +151,7 @@ def _read_line(url: str, lines: io.BufferedReader, rows_so_far: int) -> bytes:
         raise SourceError(f"reading {url} failed after row {rows_so_far}: {type(exc).__name__}: {exc}") from exc
 
 
-def _parse_json_object(row_number: int, line: bytes) -> dict[str, Any] | LoadError:
+def parse_json_object(row_number: int, line: bytes) -> dict[str, Any] | LoadError:
     try:
         value = json.loads(line)
     except UnicodeDecodeError as exc:
@@ -162,10 +182,7 @@ def source_digest(url: str, storage: StorageConfig | None = None, *, retry: Retr
     Opening and reading the whole source here also makes a missing or corrupt source fail
     before any work."""
     fmt = detect_format(url)
-    try:
-        fs, path = ObjectStore(storage=storage, retry=retry).pyarrow_filesystem(url)
-    except StorageError as exc:
-        raise SourceError(str(exc)) from exc
+    fs, path = _filesystem(url, storage, retry)
     digest = hashlib.sha256()
     lines, last = 0, b"\n"
     opener = (lambda: fs.open_input_stream(path, compression="detect")) if fmt == "jsonl" else (

@@ -3,24 +3,29 @@
 The split is the only place the original program (and the prompt's inputs) live. The run
 validated every record when it read them, and a record that failed is an ``invalid_input`` row:
 the report re-reads the split as raw JSON and keeps, of the first record of each sample id the
-rows name, only the fields the site shows (``Original``), building no model. The site routes
-them to temporary files by its ranges of chunks as the split streams by (``spill_originals``),
-so the originals of a 100k-row run never sit in memory together.
+rows name, only the fields the site shows (``Original``), building no model. A JSONL line is
+decoded by msgspec into those fields alone (the tests, generators and responses, most of a
+line, are skipped unbuilt: ~5x faster than the stdlib parser); a line it refuses (not a plain
+record: a lone surrogate, NaN, a missing field) is decoded by the stdlib as the run decoded it,
+so both give the same originals. The site routes them to temporary files by its ranges of
+chunks as the split streams by (``spill_originals``), so the originals of a 100k-row run never
+sit in memory together.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
 from typing import Any, NamedTuple
 
+import msgspec
 import pyarrow as pa
 from pydantic import TypeAdapter
 
 from linteval_ray.load.presets import resolve_source
-from linteval_ray.load.readers import iter_rows
+from linteval_ray.load.readers import detect_format, iter_jsonl_lines, iter_rows, parse_json_object
 from linteval_ray.schema import LintEvalRecord, LintMessage, Status
 from linteval_ray.schema.record import Language
 from linteval_ray.schema.table import ResultTable
@@ -60,6 +65,13 @@ class Original(NamedTuple):
         return cls(raw["sample_id"], raw["problem_id"], raw.get("title"), raw["language"], raw["code"],
                    json.dumps(raw.get("linter_messages", [])) if with_alerts else None)
 
+    @classmethod
+    def of_shown(cls, shown: ShownFields, with_alerts: bool) -> Original:
+        """From a record's fields as msgspec decoded them; the alerts as the line's JSON text (it
+        validates to the models the stdlib's parse and ``json.dumps`` of them would)."""
+        return cls(shown.sample_id, shown.problem_id, shown.title, shown.language, shown.code,
+                   bytes(shown.linter_messages).decode() if with_alerts else None)
+
     @property
     def linter_messages(self) -> list[LintMessage]:
         if self.alerts_json is None:
@@ -68,6 +80,21 @@ class Original(NamedTuple):
 
 
 ORIGINAL_SCHEMA = pa.schema([(name, pa.string()) for name in Original._fields])
+
+
+class ShownFields(msgspec.Struct):
+    """The fields of a record ``Original`` keeps, as msgspec decodes them from a JSONL line (any
+    other field is skipped, not built); a line without them, or with another type, is refused."""
+
+    sample_id: str
+    problem_id: str
+    language: Language
+    code: str
+    title: str | None = None
+    linter_messages: msgspec.Raw = msgspec.Raw(b"[]")
+
+
+_SHOWN = msgspec.json.Decoder(ShownFields)
 
 
 def originals_of_run(folder: RunFolder, results: ResultTable, with_alerts: bool) -> Iterator[Original]:
@@ -84,17 +111,38 @@ def originals_of_run(folder: RunFolder, results: ResultTable, with_alerts: bool)
                                                      strict=True) if status != Status.INVALID_INPUT}
     try:
         url = resolve_source(manifest.dataset_url)
-        with closing(iter_rows(url, folder.store.storage)) as rows:
-            for _, raw in rows:
-                if not isinstance(raw, dict):  # an unparsable line: an invalid_input row
-                    continue
-                sample_id = raw.get("sample_id")
+        records = _jsonl_records(url, folder) if detect_format(url) == "jsonl" else _rows(url, folder)
+        with closing(records):
+            for record in records:
+                sample_id = record.sample_id if isinstance(record, ShownFields) else record.get("sample_id")
                 if isinstance(sample_id, str) and sample_id in wanted:
                     wanted.discard(sample_id)
-                    yield Original.of_raw(raw, with_alerts)
+                    yield (Original.of_shown(record, with_alerts) if isinstance(record, ShownFields)
+                           else Original.of_raw(record, with_alerts))
     except Exception as exc:  # the report must still be written without the originals
         log.warning("originals not shown in the report: cannot read %s (%s)", manifest.dataset_url, exc)
         raise OriginalsUnavailable(str(exc)) from exc
+
+
+def _jsonl_records(url: str, folder: RunFolder) -> Generator[ShownFields | dict[str, Any], None, None]:
+    """Each parsable record of a JSONL split: its shown fields, or (a line msgspec refuses) the
+    whole record as the stdlib parses it."""
+    with closing(iter_jsonl_lines(url, folder.store.storage)) as lines:
+        for row_number, line in lines:
+            try:
+                yield _SHOWN.decode(line)
+            except msgspec.MsgspecError:
+                raw = parse_json_object(row_number, line)
+                if isinstance(raw, dict):  # else an unparsable line: an invalid_input row
+                    yield raw
+
+
+def _rows(url: str, folder: RunFolder) -> Generator[dict[str, Any], None, None]:
+    """Each parsable record of a split (Parquet) as a dict."""
+    with closing(iter_rows(url, folder.store.storage)) as rows:
+        for _, raw in rows:
+            if isinstance(raw, dict):  # else an unparsable row: an invalid_input row
+                yield raw
 
 
 def spill_originals(originals: Iterable[Original], bucket_of: Callable[[str], int], buckets: Buckets) -> bool:

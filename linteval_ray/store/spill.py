@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 
@@ -45,7 +46,7 @@ class Buckets:
             self._written.add(bucket)
         self._writers[bucket].write_table(table)
 
-    def scatter(self, table: pa.Table, buckets: Sequence[int]) -> None:
+    def scatter(self, table: pa.Table, buckets: Sequence[int] | npt.NDArray[np.int64]) -> None:
         """Row i of ``table`` to bucket ``buckets[i]``, in the table's order within a bucket: one
         stable sort (a single take, none if the rows are in bucket order already) and a zero-copy
         slice per bucket; a take per bucket costs about as much as the sort, whatever its rows."""
