@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from linteval_ray.languages import CompileRequest, LanguageSpec, RunRequest
+from linteval_ray.languages import CompileCommand, CompileRequest, LanguageSpec, RunRequest
 from linteval_ray.languages import language as language_spec
 from linteval_ray.schema.record import Language
 from linteval_ray.validate.cache import ContentCache
@@ -335,24 +335,23 @@ def compiler_archive(spec: LanguageSpec, toolchain: Toolchain, sandbox: Sandbox,
     without it: slower, same output)."""
     if cache is None or spec.compiler_archive_warmup is None:
         return None
-    warmup = _archive_request(spec, toolchain, dump=True)
-    tools = toolchain.manifest().tools
-    key = ContentCache.key("compiler-archive", language=spec.name, argv=spec.compile_command(warmup).argv,
+    tools = toolchain.manifest().tools  # every tool: coarser than needed, and a rebuild is cheap
+    key = ContentCache.key("compiler-archive", language=spec.name, argv=_warmup_command(spec, toolchain).argv,
                            tools=sorted((name, t.path, t.version, t.sha256) for name, t in tools.items()))
     return _built_once(cache.local_dir / "compiler-archive", key,
                        lambda out: _build_archive(out, spec, toolchain, sandbox))
 
 
-def _archive_request(spec: LanguageSpec, toolchain: Toolchain, *, dump: bool) -> CompileRequest:
-    """The warm-up compile; dumping, it writes the archive into its working folder."""
-    return CompileRequest(code=spec.compiler_archive_warmup or "", gxx=toolchain.gxx, javac=toolchain.javac,
-                          python="", compiler_archive=ARCHIVE_FILE if dump else f"{ARCHIVE_DIR}/{ARCHIVE_FILE}",
-                          dump_archive=dump)
+def _warmup_command(spec: LanguageSpec, toolchain: Toolchain) -> CompileCommand:
+    """The warm-up compile, which writes the archive into its working folder at exit."""
+    return spec.compile_command(CompileRequest(
+        code=spec.compiler_archive_warmup or "", gxx=toolchain.gxx, javac=toolchain.javac, python="",
+        compiler_archive=ARCHIVE_FILE, dump_archive=True))
 
 
 def _build_archive(out: Path, spec: LanguageSpec, toolchain: Toolchain, sandbox: Sandbox) -> bool:
     """The warm-up compile in the box, in ``out``; all it leaves there is the archive."""
-    command = spec.compile_command(_archive_request(spec, toolchain, dump=True))
+    command = _warmup_command(spec, toolchain)
     (out / command.source).write_text(spec.compiler_archive_warmup or "")
     limits = RunLimits(wall_s=PCH_BUILD_TIMEOUT_S, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20,
                        file_size_mb=256, tmp_mb=COMPILE_TMP_MB)
