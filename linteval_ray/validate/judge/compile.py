@@ -335,9 +335,9 @@ def compiler_archive(spec: LanguageSpec, toolchain: Toolchain, sandbox: Sandbox,
     without it: slower, same output)."""
     if cache is None or spec.compiler_archive_warmup is None:
         return None
-    tools = toolchain.manifest().tools  # every tool: coarser than needed, and a rebuild is cheap
+    # Every tool's version and hash: coarser than needed, and a rebuild is cheap.
     key = ContentCache.key("compiler-archive", language=spec.name, argv=_warmup_command(spec, toolchain).argv,
-                           tools=sorted((name, t.path, t.version, t.sha256) for name, t in tools.items()))
+                           toolchain=toolchain.toolchain_id)
     return _built_once(cache.local_dir / "compiler-archive", key,
                        lambda out: _build_archive(out, spec, toolchain, sandbox))
 

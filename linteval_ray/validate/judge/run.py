@@ -192,7 +192,7 @@ def is_borderline_time_limit(record: TestRecord) -> bool:
     """A time limit that must repeat to count, since a busy host can cause it: the wall-clock cap
     (little CPU used), or a run that ended by itself just past its limit (RLIMIT_CPU has whole
     seconds). The kernel's share of a run varies with the host's load: a Java stack overflow
-    takes 0.3 to 1.5 CPU-s here, most of it page faults."""
+    takes 0.4 to 1.5 CPU-s here, most of it page faults."""
     if record.verdict != Verdict.TIME_LIMIT:
         return False
     return record.cpu_s < CPU_USED_SHARE * record.time_limit_s or record.signal not in CPU_KILL_SIGNALS
