@@ -179,3 +179,22 @@ def _owner_is_gone(lock: Path) -> bool:
     finally:
         os.close(fd)
     return True
+
+
+def read_regular_file(directory: Path, name: str) -> bytes | None:
+    """``directory/name`` if it is a regular file, never following a link a program may have
+    planted (None when it is missing or anything else)."""
+    try:
+        dir_fd = os.open(directory, _DIR_FLAGS)
+    except OSError:
+        return None
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return None
+    finally:
+        os.close(dir_fd)
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return file.read()

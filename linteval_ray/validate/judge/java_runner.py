@@ -28,7 +28,6 @@ import hashlib
 import logging
 import os
 import shutil
-import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -40,7 +39,7 @@ from linteval_ray.languages.java import RUN_FLAGS
 from linteval_ray.validate.cache import default_cache_dir
 from linteval_ray.validate.judge.compile import PROGRAM_DIR, CompiledProgram
 from linteval_ray.validate.sandbox.base import Mount, RunLimits
-from linteval_ray.validate.scratch import work_dir
+from linteval_ray.validate.scratch import read_regular_file, work_dir
 
 if TYPE_CHECKING:
     from linteval_ray.validate.judge.context import JudgeContext
@@ -131,7 +130,7 @@ def _read_report(stdout: bytes, names: list[str], workdir: Path) -> list[WarmTes
         words = line.split(" ")
         if len(words) != 5 or words[:2] != ["done", name]:
             break
-        output = _read_output(workdir, len(done))
+        output = read_regular_file(workdir / OUTPUT_DIR, str(len(done)))
         if output is None or hashlib.sha256(output).hexdigest() != words[4]:
             break  # rewritten by a later test: judged afresh
         done.append(WarmTest(name=name, stdout=output, cpu_s=int(words[2]) / 1e9, wall_s=int(words[3]) / 1e9))
@@ -145,24 +144,6 @@ def _within_budgets(done: list[WarmTest], limits: list[float]) -> list[WarmTest]
         if test.cpu_s > WARM_CPU_SHARE * limit or test.wall_s > limit:
             return done[:index]
     return done
-
-
-def _read_output(workdir: Path, index: int) -> bytes | None:
-    """A test's output file, never following a link the program may have planted."""
-    try:
-        dir_fd = os.open(workdir / OUTPUT_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    try:
-        fd = os.open(str(index), os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dir_fd)
-    except OSError:
-        return None
-    finally:
-        os.close(dir_fd)
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return file.read()
 
 
 def _stop_line(stdout: bytes) -> str:

@@ -363,9 +363,9 @@ def _answer_tests(program: CompiledProgram, tests: TestSet, staging: Path, ctx: 
 # -- checker self-check ----------------------------------------------------------------------------
 
 
-def checker_argv(checker: CompiledProgram, name: str) -> list[str]:
-    """``checker input output answer`` for test ``name`` (the output is in the work dir)."""
-    return checker.argv(TOOL_MEMORY_MB, [f"{TESTS_DIR}/{name}.in", OUTPUT_FILE, f"{ANSWERS_DIR}/{name}.ans"])
+def checker_argv(checker: CompiledProgram, name: str, output: str = OUTPUT_FILE) -> list[str]:
+    """``checker input output answer`` for test ``name`` (``output``: a path in the work dir)."""
+    return checker.argv(TOOL_MEMORY_MB, [f"{TESTS_DIR}/{name}.in", output, f"{ANSWERS_DIR}/{name}.ans"])
 
 
 def checker_mounts(checker: CompiledProgram, tests: TestSet, reference: ReferenceRun) -> list[Mount]:

@@ -4,11 +4,8 @@ Per test: time limit = max(``time_floor_s``, ``time_factor`` x the original's CP
 on that input), on the run's own CPU time (user + system of the box's processes, from
 rusage), so a busy host slows a program without failing it; a wall-clock cap of
 ``WALL_CAP_FACTOR`` x the limit + ``WALL_CAP_EXTRA_S`` stops sleepers. Memory and output
-limits from ``TestLimits``. Then the
-problem's testlib checker runs as ``checker input output answer``; its exit code is the
-verdict: 0 OK, 1 WA, 2 PE and 4 (extra output, testlib's "dirt") → wrong_answer, 3 FAIL
-means the checker itself broke → infra_error (not the revision's fault), and anything
-else (a crash, a timeout, testlib's points/partial codes) is a checker crash → infra_error.
+limits from ``TestLimits``. The output of every run that ended normally then goes to the
+problem's testlib checker (``check.py``: its exit code is the verdict), a batch of outputs per box.
 
 Tests run ``ctx.jobs`` at a time (every run is its own sandboxed process). After the
 first time limit no new test starts: the ones not yet started count as failed
@@ -38,24 +35,15 @@ from pydantic import BaseModel, Field
 
 from linteval_ray.schema.record import Language
 from linteval_ray.schema.result import FirstFailure, Verdict
+from linteval_ray.validate.judge.check import BATCH_BUDGET_CAPS, DETAIL_CAP, check_outputs, stderr_tail
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_program
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.failure import HEAD_BYTES, first_failure
 from linteval_ray.validate.judge.java_runner import WarmTest, fits_one_jvm, run_in_one_jvm
-from linteval_ray.validate.judge.problem import (
-    OUTPUT_FILE,
-    PreparedProblem,
-    ReferenceTest,
-    checker_argv,
-    checker_limits,
-    checker_mounts,
-)
+from linteval_ray.validate.judge.problem import PreparedProblem, ReferenceTest
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult
 from linteval_ray.validate.scratch import work_dir
 
-DETAIL_CAP = 500
-CHECKER_VERDICTS = {0: Verdict.PASSED, 1: Verdict.WRONG_ANSWER, 2: Verdict.WRONG_ANSWER, 4: Verdict.WRONG_ANSWER}
-CHECKER_FAIL_EXIT = 3
 # The wall clock only stops programs that do not use their CPU (sleep, block on input): a
 # CPU-bound program still fits with three other busy processes per core.
 WALL_CAP_FACTOR = 4.0
@@ -156,33 +144,76 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
     )
 
 
+class PendingChecks:
+    """Outputs of runs that ended normally, checked in batches (``check.py``): at the end, or as
+    soon as they hold more than the batch budget. ``run_fresh``'s threads add to it."""
+
+    def __init__(self, problem: PreparedProblem, ctx: JudgeContext) -> None:
+        self._problem, self._ctx = problem, ctx
+        self._budget = BATCH_BUDGET_CAPS * (ctx.limits.output_mb << 20)
+        self._pending: list[tuple[TestRecord, bytes]] = []
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def add(self, record: TestRecord, output: bytes) -> None:
+        with self._lock:
+            self._pending.append((record, output))
+            self._size += len(output)
+            if self._size <= self._budget:
+                return
+            full = self._take()
+        self._check(full)
+
+    def finish(self) -> None:
+        with self._lock:
+            rest = self._take()
+        self._check(rest)
+
+    def _take(self) -> list[tuple[TestRecord, bytes]]:
+        taken, self._pending, self._size = self._pending, [], 0
+        return taken
+
+    def _check(self, pending: list[tuple[TestRecord, bytes]]) -> None:
+        checked = check_outputs([(record.name, output) for record, output in pending], self._problem, self._ctx)
+        for (record, output), (verdict, detail) in zip(pending, checked, strict=True):
+            record.verdict, record.detail = verdict, detail
+            if verdict != Verdict.PASSED:
+                record.output_head, record.output_more = output[:HEAD_BYTES], len(output) > HEAD_BYTES
+
+
 def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> list[TestRecord]:
     """Every reference test in order; none starts after the first (confirmed) time limit.
     Java: the tests that end normally in one JVM (``java_runner``) first, the rest each in its own."""
     tests = problem.reference.tests
+    checks = PendingChecks(problem, ctx)
     warm: list[TestRecord] = []
     if ctx.java_tests == "one_jvm" and fits_one_jvm(program):
         limits = [time_limit_s(test, ctx) for test in tests]
         ran = run_in_one_jvm(program, list(zip(tests, limits, strict=True)), problem.tests, ctx)
-        warm = ctx.map(lambda pair: warm_record(*pair, problem, ctx), list(zip(ran, limits, strict=False)))
-    return warm + run_fresh(program, tests[len(warm):], problem, ctx)
+        warm = [warm_record(run, limit, checks) for run, limit in zip(ran, limits, strict=False)]
+    records = warm + run_fresh(program, tests[len(warm):], problem, ctx, checks)
+    checks.finish()
+    return records
 
 
 def run_fresh(
-    program: CompiledProgram, tests: list[ReferenceTest], problem: PreparedProblem, ctx: JudgeContext
+    program: CompiledProgram, tests: list[ReferenceTest], problem: PreparedProblem, ctx: JudgeContext,
+    checks: PendingChecks,
 ) -> list[TestRecord]:
-    """Each test in a process of its own."""
+    """Each test in a process of its own; the outputs to check go to ``checks``."""
     stop = threading.Event()
 
     def one(test: ReferenceTest) -> TestRecord:
         limit = time_limit_s(test, ctx)
         if stop.is_set():
             return TestRecord(name=test.name, verdict=None, time_limit_s=limit, detail="skipped after a time limit")
-        record = run_one_test(program, test, limit, problem, ctx)
+        record, output = run_one_test(program, test, limit, problem, ctx)
         if is_borderline_time_limit(record):
-            record = run_one_test(program, test, limit, problem, ctx)
+            record, output = run_one_test(program, test, limit, problem, ctx)
         if record.verdict == Verdict.TIME_LIMIT:
             stop.set()
+        if output is not None:
+            checks.add(record, output)
         return record
 
     return ctx.map(one, tests)
@@ -198,13 +229,11 @@ def is_borderline_time_limit(record: TestRecord) -> bool:
     return record.cpu_s < CPU_USED_SHARE * record.time_limit_s or record.signal not in CPU_KILL_SIGNALS
 
 
-def warm_record(run: WarmTest, limit_s: float, problem: PreparedProblem, ctx: JudgeContext) -> TestRecord:
-    """A test that ended normally in the one-JVM runner (exit 0, under its limits): its output checked."""
+def warm_record(run: WarmTest, limit_s: float, checks: PendingChecks) -> TestRecord:
+    """A test that ended normally in the one-JVM runner (exit 0, under its limits): its output to check."""
     record = TestRecord(name=run.name, verdict=None, time_limit_s=limit_s, wall_s=run.wall_s, cpu_s=run.cpu_s,
                         exit_code=0)
-    record.verdict, record.detail = check_output(run.name, run.stdout, problem, ctx)
-    if record.verdict != Verdict.PASSED:
-        record.output_head, record.output_more = run.stdout[:HEAD_BYTES], len(run.stdout) > HEAD_BYTES
+    checks.add(record, run.stdout)
     return record
 
 
@@ -219,7 +248,9 @@ def wall_cap_s(limit_s: float) -> float:
 
 def run_one_test(
     program: CompiledProgram, test: ReferenceTest, limit_s: float, problem: PreparedProblem, ctx: JudgeContext
-) -> TestRecord:
+) -> tuple[TestRecord, bytes | None]:
+    """A test's run in a box of its own: its record, and its output when the run ended normally
+    (the record's verdict is the checker's, still to come), else the run's verdict is set."""
     limits = RunLimits(
         wall_s=wall_cap_s(limit_s),
         cpu_s=limit_s,
@@ -238,13 +269,11 @@ def run_one_test(
                         exit_code=result.exit_code, signal=result.signal, peak_rss_mb=result.peak_rss_mb)
     # RLIMIT_CPU has whole seconds; the rusage total also counts every process of the run.
     failure = Verdict.TIME_LIMIT if result.cpu_s > limit_s else classify_run(result)
-    if failure is not None:
-        record.verdict, record.detail = failure, _stderr_tail(result)
-    else:
-        record.verdict, record.detail = check_output(test.name, result.stdout, problem, ctx)
-    if record.verdict != Verdict.PASSED:
-        record.output_head, record.output_more = result.stdout[:HEAD_BYTES], len(result.stdout) > HEAD_BYTES
-    return record
+    if failure is None:
+        return record, result.stdout
+    record.verdict, record.detail = failure, stderr_tail(result)
+    record.output_head, record.output_more = result.stdout[:HEAD_BYTES], len(result.stdout) > HEAD_BYTES
+    return record, None
 
 
 def classify_run(result: RunResult) -> Verdict | None:
@@ -260,22 +289,6 @@ def classify_run(result: RunResult) -> Verdict | None:
     return None
 
 
-def check_output(name: str, output: bytes, problem: PreparedProblem, ctx: JudgeContext) -> tuple[Verdict, str]:
-    """Run the checker on (input, output, answer) inside the box."""
-    mounts = checker_mounts(problem.checker, problem.tests, problem.reference)
-    result = ctx.run(checker_argv(problem.checker, name), limits=checker_limits(ctx), mounts=mounts,
-                     files={OUTPUT_FILE: output})
-    message = _stderr_tail(result)
-    if result.timed_out or result.exit_code is None:
-        return Verdict.INFRA_ERROR, f"checker crashed on test {name}: {message or f'signal {result.signal}'}"
-    if result.exit_code == CHECKER_FAIL_EXIT:
-        return Verdict.INFRA_ERROR, f"checker FAIL on test {name}: {message}"
-    verdict = CHECKER_VERDICTS.get(result.exit_code)
-    if verdict is None:
-        return Verdict.INFRA_ERROR, f"checker exited {result.exit_code} on test {name}: {message}"
-    return verdict, message
-
-
 def decide_verdict(records: list[TestRecord]) -> tuple[Verdict, str | None]:
     """The first failing test in test order decides."""
     for record in records:
@@ -283,8 +296,3 @@ def decide_verdict(records: list[TestRecord]) -> tuple[Verdict, str | None]:
             verdict = record.verdict or Verdict.TIME_LIMIT
             return verdict, f"test {record.name}: {record.detail}".strip()[:DETAIL_CAP]
     return Verdict.PASSED, None
-
-
-def _stderr_tail(result: RunResult) -> str:
-    text = result.stderr.decode("utf-8", "replace").strip()
-    return text[-DETAIL_CAP:]
