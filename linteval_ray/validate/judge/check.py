@@ -119,7 +119,9 @@ def read_report(stdout: bytes, workdir: Path, limits: RunLimits) -> Iterator[Run
         stderr = read_regular_file(workdir / STDERR_DIR, str(index))
         if logged is None or stderr is None:
             return
-        exceeded = max(len(logged), len(stderr)) > limits.output_bytes
+        # Past the cap, or stopped at RLIMIT_FSIZE on reaching it (a box's pipe would take no more).
+        written = max(len(logged), len(stderr))
+        exceeded = written > limits.output_bytes or (sig == signal.SIGXFSZ and written >= limits.output_bytes)
         if killed or exceeded:  # killed by us: its status says SIGKILL
             code, sig = -1, signal.SIGKILL
         yield RunResult(
