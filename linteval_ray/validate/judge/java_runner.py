@@ -13,7 +13,7 @@ CPU time under ``WARM_CPU_SHARE`` of the test's limit (a fresh JVM also pays its
 cold JIT, so a warm test near the limit could pass where a fresh one fails). At the first test
 that did not, the runner halts, and that test and every later one go through the fresh-JVM
 path (``run.run_one_test``) as before: time limits, crashes, memory and output limits are all
-judged there, by the reference path. Checkers run per test on the outputs, as always.
+judged there, by the reference path. Outputs are checked as for any language (``check.py``).
 
 A program whose classes name what could reach outside its own test (``FileDescriptor``: the
 runner's real stdin/stdout; shutdown hooks; the system class loader; ``setAccessible``;
