@@ -21,7 +21,6 @@ from linteval_ray.schema import ResultRow, Status
 from linteval_ray.schema.result import FinishReason, Verdict
 
 TRUNCATED = "truncated"  # an extraction failure of a response cut at max_tokens
-PROMPT_TOO_LONG = "prompt_too_long"
 
 
 class GenerationHealth(BaseModel):
@@ -103,7 +102,7 @@ def generation_health(rows: Iterable[ResultRow | MetricRow], thresholds: HealthC
         rows=len(generated),
         responses=len(responses),
         generation_errors=len(errors),
-        prompt_too_long=sum((r.error or "").startswith(PROMPT_TOO_LONG) for r in errors),
+        prompt_too_long=sum(r.prompt_too_long for r in errors),
         finish_reasons=dict(Counter(r.finish_reason for r in generated if r.finish_reason)),
         truncated=len(truncated),
         truncated_rate=_ratio(len(truncated), len(responses)),

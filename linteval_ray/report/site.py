@@ -30,6 +30,10 @@ from importlib import resources
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import quote, urlsplit
 
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
 from linteval_ray.prompt.template import PromptError, PromptInputs, PromptTemplate, load_template
 from linteval_ray.reduce.intervals import RESAMPLES, paired_bootstrap_delta
 from linteval_ray.reduce.metrics import EXCLUDED_STATUSES, RunMetrics
@@ -89,19 +93,21 @@ def write_site(
     for name, png in plots(metrics).items():
         store.write_atomic(f"{site}/plots/{name}", png)
     summaries = _write_chunks(site, store, results, originals, chunks)
-    index_js = f'{{"fields":{safe_json(list(SUMMARY_FIELDS))},"rows":[{",".join(summaries)}]}}'
-    store.write_atomic(f"{site}/data/index.js", f"window.LINTEVAL_INDEX = {index_js};\n".encode())
+    head = f'window.LINTEVAL_INDEX = {{"fields":{safe_json(list(SUMMARY_FIELDS))},"rows":['.encode()
+    index_js = summaries.joined(head, b"]};\n")
+    del summaries
+    store.write_atomic(f"{site}/data/index.js", bytes(index_js))
     store.write_atomic(f"{site}/index.html", index_page(title, results, metrics).encode())
     store.write_atomic(f"{site}/sample.html", sample_page(title, chunks).encode())
     return f"{site}/index.html"
 
 
 def _write_chunks(site: str, store: ObjectStore, results: ResultTable, originals: Iterable[Original],
-                  chunks: int) -> list[str]:
+                  chunks: int) -> IndexLines:
     """Every ``data/rows-<k>.js``, one range of chunks at a time; returns each row's line of the
-    index (JSON text), in the table's order."""
-    summaries = [""] * len(results)
-    members = rows_by_chunk(results.column("sample_id"), chunks)
+    index."""
+    summaries = IndexLines(len(results))
+    members = rows_by_chunk(chunks_of(results.arrow("sample_id"), chunks), chunks)
     ranges = chunk_ranges(members)
     range_of_chunk = [number for number, (first, last) in enumerate(ranges) for _ in range(first, last)]
     with Buckets("linteval-site-", result_schema()) as spilled, \
@@ -115,14 +121,50 @@ def _write_chunks(site: str, store: ObjectStore, results: ResultTable, originals
             in_range = sorted(i for k in range(first, last) for i in members[k])
             position = {index: p for p, index in enumerate(in_range)}  # row index -> row of `taken`
             records = read_originals(shown, number) if complete else {}
+            lines: dict[int, str] = {}
             for k in range(first, last):
                 chunk_rows = [taken[position[i]] for i in members[k]]
                 for index, row in zip(members[k], chunk_rows, strict=True):
-                    summaries[index] = safe_json(summary_of(row, records.get(row["sample_id"])))
+                    lines[index] = safe_json(summary_of(row, records.get(row["sample_id"])))
                 target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
                 part = chunk_of_rows(chunk_rows, records)
                 store.write_atomic(f"{site}/data/rows-{k}.js", js_assignment(target, part))
+            summaries.add(lines)
     return summaries
+
+
+class IndexLines:
+    """Each row's line of ``data/index.js`` (ASCII JSON), kept as one bytes object per range of
+    chunks and each line's place in it. A small object per row kept across the ranges pinned
+    pymalloc's pools (freed only when every block is) among each range's freed rows: the RSS grew
+    by ~60 MB at 100k rows beyond the lines themselves."""
+
+    def __init__(self, rows: int) -> None:
+        self._blobs: list[bytes] = []
+        self._blob = np.zeros(rows, np.int64)  # by row index: its blob, and its line's bytes in it
+        self._start = np.zeros(rows, np.int64)
+        self._end = np.zeros(rows, np.int64)
+
+    def add(self, lines: Mapping[int, str]) -> None:
+        """The lines of one range, by row index."""
+        parts = [line.encode() for line in lines.values()]
+        lengths = np.fromiter(map(len, parts), np.int64, len(parts))
+        indices = np.fromiter(lines.keys(), np.int64, len(lines))
+        self._blob[indices] = len(self._blobs)
+        self._end[indices] = np.cumsum(lengths)
+        self._start[indices] = self._end[indices] - lengths
+        self._blobs.append(b"".join(parts))
+
+    def joined(self, head: bytes, tail: bytes) -> bytearray:
+        """``head``, every row's line in row order separated by commas, ``tail``."""
+        views = [memoryview(blob) for blob in self._blobs]
+        out = bytearray(head)
+        for index, (blob, start, end) in enumerate(zip(self._blob, self._start, self._end, strict=True)):
+            if index:
+                out += b","
+            out += views[blob][start:end]
+        out += tail
+        return out
 
 
 class CompareRun(NamedTuple):
@@ -168,6 +210,23 @@ def chunk_of(sample_id: str, chunks: int) -> int:
     return digest % chunks
 
 
+def chunks_of(sample_ids: pa.ChunkedArray, chunks: int) -> npt.NDArray[np.int64]:
+    """``chunk_of`` of every id of a string column, computed on its UTF-8 bytes over all the ids at
+    once (one step per byte position), not id by id in Python (~0.3 s at 100k rows)."""
+    ids = sample_ids.combine_chunks()
+    if not pa.types.is_string(ids.type) or ids.null_count:
+        raise TypeError(f"sample ids must be non-null strings, not {ids.type}")
+    offsets = np.frombuffer(ids.buffers()[1], np.int32)[ids.offset:ids.offset + len(ids) + 1].astype(np.int64)
+    data = np.frombuffer(ids.buffers()[2] or b"", np.uint8)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    digest = np.full(len(ids), 0x811C9DC5, np.uint64)  # < 2**32, so digest * prime never overflows
+    for position in range(int(lengths.max(initial=0))):
+        live = lengths > position
+        byte = data[starts[live] + position].astype(np.uint64)
+        digest[live] = ((digest[live] ^ byte) * np.uint64(0x01000193)) & np.uint64(0xFFFFFFFF)
+    return (digest % np.uint64(chunks)).astype(np.int64)
+
+
 def safe_json(value: Any) -> str:
     """JSON with only ASCII and no ``<``: safe inside a script, whatever the text."""
     return json.dumps(value, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
@@ -178,12 +237,11 @@ def js_assignment(target: str, value: Any) -> bytes:
     return f"{target} = {safe_json(value)};\n".encode()
 
 
-def rows_by_chunk(sample_ids: Sequence[str], chunks: int) -> list[list[int]]:
-    """The row indices of each chunk, in the table's order."""
-    members: list[list[int]] = [[] for _ in range(chunks)]
-    for index, sample_id in enumerate(sample_ids):
-        members[chunk_of(sample_id, chunks)].append(index)
-    return members
+def rows_by_chunk(chunk_of_row: npt.NDArray[np.int64], chunks: int) -> list[list[int]]:
+    """The row indices of each chunk (``chunk_of_row[index]``), in the table's order."""
+    order = np.argsort(chunk_of_row, kind="stable")
+    ends = np.searchsorted(chunk_of_row[order], np.arange(1, chunks + 1))
+    return [part.tolist() for part in np.split(order, ends[:-1])]
 
 
 def chunk_ranges(members: Sequence[Sequence[int]]) -> list[tuple[int, int]]:

@@ -66,6 +66,10 @@ class ResultTable:
         values: list[Any] = self._columns.column(name).to_pylist()
         return values
 
+    def arrow(self, name: str) -> pa.ChunkedArray:
+        """One of ``COLUMNS`` as Arrow (no Python object per row)."""
+        return self._columns.column(name)
+
     def field(self, column: str, child: str) -> list[Any]:
         """One field of a struct column of ``COLUMNS`` (None where the struct is)."""
         values: list[Any] = pc.struct_field(self._columns.column(column), child).to_pylist()

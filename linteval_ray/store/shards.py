@@ -34,7 +34,6 @@ from linteval_ray.store.spill import Buckets
 log = logging.getLogger(__name__)
 
 _READ_AHEAD = 4  # shards read at once (threads, and tables in memory)
-_MERGE_TABLES = 64  # small-column tables kept apart before they are merged
 _SCATTER_SHARDS = 32  # shards whose kept rows are taken and scattered to the groups together
 _POSITION = "_position"  # a row's place in row_id order, while results.parquet is sorted
 
@@ -127,18 +126,22 @@ def compact_results(folder: RunFolder) -> tuple[ResultTable, int]:
         log.warning("dropped %d duplicate result rows (same row_id in several shards: a retried write, or an "
                     "infra_error a rerun judged again, whose judged copy is kept)", duplicates)
     schema = result_schema()
+    # The small columns of each sorted group, kept as they are written (their own buffers, no copy):
+    # gathered shard by shard, merged and sorted at the end, they cost two copies and the pages
+    # the pool keeps of them.
     columns: list[pa.Table] = []
     with Buckets("linteval-reduce-", schema.append(pa.field(_POSITION, pa.int64()))) as groups:
         for table in _kept_batches(folder, urls, kept):
-            columns = _compacted([*columns, table.select([*COLUMNS, _POSITION])])
             groups.scatter(table, np.asarray(table.column(_POSITION)) // GROUP_ROWS)
         buf = io.BytesIO()
         with pq.ParquetWriter(buf, schema, compression="zstd") as out:
             for group in groups.written():
-                out.write_table(_sorted(groups.read(group)), row_group_size=GROUP_ROWS)
+                rows = _sorted(groups.read(group))
+                out.write_table(rows, row_group_size=GROUP_ROWS)
+                columns.append(rows.select(list(COLUMNS)))
     folder.store.write_atomic(folder.results, buf.getvalue())
     del buf
-    small = _sorted(pa.concat_tables(columns)) if columns else schema.empty_table().select(list(COLUMNS))
+    small = pa.concat_tables(columns) if columns else schema.empty_table().select(list(COLUMNS))
     fs, path = folder.store.pyarrow_filesystem(folder.results)
     return ResultTable(small, pq.ParquetFile(fs.open_input_file(path))), duplicates
 
@@ -170,12 +173,6 @@ def _in_position_order(batch: Sequence[tuple[pa.Table, list[int], list[int]]]) -
     order = np.argsort(positions)
     table = pa.concat_tables([table for table, _, _ in batch]).take(pa.array(rows[order]))
     return table.append_column(_POSITION, pa.array(positions[order]))
-
-
-def _compacted(tables: list[pa.Table]) -> list[pa.Table]:
-    """``tables``, merged into one contiguous table once there are many (each small table has
-    its own buffers per column: thousands of them cost more than their rows)."""
-    return [pa.concat_tables(tables).combine_chunks()] if len(tables) >= _MERGE_TABLES else tables
 
 
 def _sorted(table: pa.Table) -> pa.Table:
