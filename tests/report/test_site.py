@@ -508,3 +508,12 @@ def test_alert_marks_match_the_metrics_multiset() -> None:
 ])
 def test_reasoning_is_split_from_the_answer(raw: str, expected: tuple[str | None, str]) -> None:
     assert split_reasoning(raw) == expected
+
+
+def test_chunks_of_a_column_are_chunk_of_each_id() -> None:
+    ids = ["", "a", "lr01_cpp_0", "1000_A_py3_12~7", "é", "日本語_β", "x" * 300, "\U0001f600 id", "tab\tid"]
+    column = pa.chunked_array([ids[:4], ids[4:]])
+    for chunks in (1, 7, 64):
+        assert site_module.chunks_of(column, chunks).tolist() == [site_module.chunk_of(i, chunks) for i in ids]
+    sliced = pa.chunked_array([pa.array(ids).slice(3)])  # an array with an offset into its buffers
+    assert site_module.chunks_of(sliced, 7).tolist() == [site_module.chunk_of(i, 7) for i in ids[3:]]
