@@ -13,7 +13,6 @@ side (they must agree), then the mean per sample, overall and per language.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import tempfile
@@ -22,16 +21,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.cpu import tree_cpu_s
+from bench.judging import bundled_samples, judge_context, repeat_and_samples
 from bench.naive import reference_revision
-from linteval_ray.load.presets import bundled_path
-from linteval_ray.schema.record import LintEvalRecord
-from linteval_ray.toolchain import Toolchain
-from linteval_ray.validate.cache import ContentCache, default_cache_dir
 from linteval_ray.validate.judge import JudgeContext, PreparedProblem, compile_program, prepare_problem
 from linteval_ray.validate.judge import run as judge_run
 from linteval_ray.validate.judge.check import Checked, Output, check_output, check_outputs
 from linteval_ray.validate.judge.run import decide_verdict, run_tests
-from linteval_ray.validate.sandbox import make_sandbox
 
 
 def per_box(outputs: Sequence[Output], problem: PreparedProblem, ctx: JudgeContext) -> list[Checked]:
@@ -42,24 +37,14 @@ MODES: dict[str, Callable[[Sequence[Output], PreparedProblem, JudgeContext], lis
     "batched": check_outputs, "per_box": per_box}
 
 
-def samples(only: list[str] | None) -> list[LintEvalRecord]:
-    records = [LintEvalRecord.model_validate_json(line) for line in bundled_path().read_text().splitlines()]
-    return [r for r in records if not only or r.sample_id in only]
-
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--sample", action="append", help="a sample id (default: every bundled sample)")
-    args = parser.parse_args()
-    toolchain = Toolchain.discover()
-    sandbox = make_sandbox("bwrap", toolchain=toolchain)
-    scratch = Path(tempfile.mkdtemp(prefix="bench-checks-"))
-    ctx = JudgeContext(sandbox=sandbox, toolchain=toolchain, cache=ContentCache(None, default_cache_dir() / "cache"),
-                       scratch=scratch, jobs=1)
+    args = repeat_and_samples(__doc__.split("\n")[0], "")
+    ctx = judge_context("bench-checks-")
+    sandbox, toolchain, scratch = ctx.sandbox, ctx.toolchain, ctx.scratch
     totals: dict[str, dict[str, list[float]]] = {mode: defaultdict(list) for mode in MODES}
     try:
-        for record in samples(args.sample):
+        for record in bundled_samples(args.sample):
             problem = prepare_problem(record, ctx)
             compiled = compile_program(record.language, reference_revision(record) or "", sandbox=sandbox,
                                        toolchain=toolchain, out_dir=Path(tempfile.mkdtemp(dir=scratch)) / "prog",

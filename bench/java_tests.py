@@ -12,44 +12,29 @@ passed-test counts of both modes are printed side by side (they must agree).
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import tempfile
 from pathlib import Path
 
 from bench.cpu import tree_cpu_s
+from bench.judging import bundled_samples, judge_context, repeat_and_samples
 from bench.naive import reference_revision
 from linteval_ray.config import JavaTests
-from linteval_ray.load.presets import bundled_path
-from linteval_ray.schema.record import LintEvalRecord
-from linteval_ray.toolchain import Toolchain
-from linteval_ray.validate.cache import ContentCache, default_cache_dir
-from linteval_ray.validate.judge import JudgeContext, compile_program, prepare_problem
+from linteval_ray.validate.judge import compile_program, prepare_problem
 from linteval_ray.validate.judge.run import decide_verdict, run_tests
-from linteval_ray.validate.sandbox import make_sandbox
 
 MODES: tuple[JavaTests, ...] = ("fresh_jvm", "one_jvm")
 
 
-def java_samples(only: list[str] | None) -> list[LintEvalRecord]:
-    records = [LintEvalRecord.model_validate_json(line) for line in bundled_path().read_text().splitlines()]
-    return [r for r in records if r.language == "java" and (not only or r.sample_id in only)]
-
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--sample", action="append", help="a sample id (default: every bundled Java sample)")
-    args = parser.parse_args()
-    toolchain = Toolchain.discover()
-    sandbox = make_sandbox("bwrap", toolchain=toolchain)
-    scratch = Path(tempfile.mkdtemp(prefix="bench-java-"))
-    ctx = JudgeContext(sandbox=sandbox, toolchain=toolchain, cache=ContentCache(None, default_cache_dir() / "cache"),
-                       scratch=scratch, jobs=1)
+    args = repeat_and_samples(__doc__.split("\n")[0], "Java ")
+    ctx = judge_context("bench-java-")
+    sandbox, toolchain, scratch = ctx.sandbox, ctx.toolchain, ctx.scratch
     totals: dict[str, list[float]] = {mode: [] for mode in MODES}
     try:
-        for record in java_samples(args.sample):
+        for record in bundled_samples(args.sample, ("java",)):
             problem = prepare_problem(record, ctx)
             compiled = compile_program("java", reference_revision(record) or "", sandbox=sandbox,
                                        toolchain=toolchain, out_dir=Path(tempfile.mkdtemp(dir=scratch)) / "prog")
