@@ -3,7 +3,14 @@
 from linteval_ray.load.errors import LoadError, SourceError
 from linteval_ray.load.loader import Checked, InvalidRow, LoadResult, RowChecker, checked_rows, load_split, validate_row
 from linteval_ray.load.presets import HUB_PRESETS, PRESET_NAMES, bundled_path, resolve_source
-from linteval_ray.load.readers import detect_format, iter_rows, jsonl_rows, parquet_rows, source_digest
+from linteval_ray.load.readers import (
+    detect_format,
+    digest_in_background,
+    iter_rows,
+    jsonl_rows,
+    parquet_rows,
+    source_digest,
+)
 
 __all__ = [
     "HUB_PRESETS",
@@ -17,6 +24,7 @@ __all__ = [
     "bundled_path",
     "checked_rows",
     "detect_format",
+    "digest_in_background",
     "iter_rows",
     "jsonl_rows",
     "load_split",

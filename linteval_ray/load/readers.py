@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import threading
 from collections.abc import Callable, Generator, Iterator
-from typing import Any, Literal
+from concurrent.futures import Future
+from typing import Any, Literal, NamedTuple
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -181,13 +183,49 @@ def source_digest(url: str, storage: StorageConfig | None = None, *, retry: Retr
     decompression (the same rows gzipped or not hash alike), Parquet as stored; and its rows.
     Opening and reading the whole source here also makes a missing or corrupt source fail
     before any work."""
+    return _digest(_open_source(url, storage, retry))
+
+
+def digest_in_background(url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY,
+                         ) -> Future[SourceDigest]:
+    """``source_digest``, its hashing on a thread of its own: the source is opened here (a
+    missing one fails at once), its bytes are read and hashed while the caller goes on. The
+    driver starts Ray meanwhile: hashing takes ~1 s per GB, so the time to the first row does
+    not grow with the split until it is several GB."""
+    source = _open_source(url, storage, retry)
+    future: Future[SourceDigest] = Future()
+
+    def digest() -> None:
+        try:
+            future.set_result(_digest(source))
+        except BaseException as exc:  # noqa: BLE001 -- handed to whoever waits for the digest
+            future.set_exception(exc)
+
+    # A daemon: a driver failing meanwhile exits without waiting for the hash.
+    threading.Thread(target=digest, name="linteval-source-digest", daemon=True).start()
+    return future
+
+
+class _OpenSource(NamedTuple):
+    url: str
+    fmt: Format
+    fs: pafs.FileSystem
+    path: str
+    raw: pa.NativeFile  # JSONL decompressed, Parquet as stored
+
+
+def _open_source(url: str, storage: StorageConfig | None, retry: RetryPolicy) -> _OpenSource:
     fmt = detect_format(url)
     fs, path = _filesystem(url, storage, retry)
+    raw = _opened(url, lambda: fs.open_input_stream(path, compression="detect" if fmt == "jsonl" else None))
+    return _OpenSource(url, fmt, fs, path, raw)
+
+
+def _digest(source: _OpenSource) -> SourceDigest:
+    url, fmt, fs, path, raw = source
     digest = hashlib.sha256()
     lines, last = 0, b"\n"
-    opener = (lambda: fs.open_input_stream(path, compression="detect")) if fmt == "jsonl" else (
-        lambda: fs.open_input_stream(path, compression=None))
-    with _opened(url, opener) as raw:
+    with raw:
         while True:
             try:
                 chunk = raw.read(_READ_BUFFER)

@@ -1,6 +1,6 @@
 """``linteval-ray run``: the driver of one evaluation.
 
-The driver hashes the split's bytes (streamed) for the run's fingerprint, lists
+The driver hashes the split's bytes (streamed, while Ray starts) for the run's fingerprint, lists
 the row ids earlier attempts of the same run wrote, and streams the split through
 Ray Data: read and checked row by row where it is read (a malformed row becomes
 its named ``invalid_input`` result row), done rows dropped (``pipeline/source.py``),
@@ -28,7 +28,7 @@ from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
-from linteval_ray.load.readers import source_digest
+from linteval_ray.load.readers import digest_in_background
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.stage import Stage, check_chain
 from linteval_ray.pipeline.stages import cache_counts, out_of_service_reports, pipeline_stages, shared_cache_validation
@@ -82,7 +82,8 @@ def run(config: RunConfig) -> RunOutcome:
     folder = RunFolder.open(output, config.storage)
     url = resolve_source(config.dataset.source)
     log.info("run %s: dataset %s -> %s", run_name, url, output)
-    source = source_digest(url, config.storage)  # also: a missing or corrupt source fails here
+    # Hashed while Ray starts (a missing source fails now, a corrupt one before any work).
+    hashing = digest_in_background(url, config.storage)
     toolchain = Toolchain.discover()
     toolchain.manifest()  # probe the driver's tools now, before Ray's threads share this process
     generation = build_backend(config.generation, config.storage)
@@ -90,6 +91,7 @@ def run(config: RunConfig) -> RunOutcome:
     # Before any manifest: a node without its tools fails the job now, with one error naming it.
     check_cluster_toolchain(config.validation.pool.resources or None)
     generation.preflight()  # engines that can never be placed, a server that does not answer: one line now
+    source = hashing.result()
     manifest = _start_manifest(config, run_name, folder, url, source.sha256, toolchain, generation)
     manifest.warnings = generation.probe()
     for warning in manifest.warnings:

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from linteval_ray.config import RunConfig, load_config
-from linteval_ray.load import SourceError, load_split, source_digest
+from linteval_ray.load import SourceError, digest_in_background, load_split, source_digest
 from linteval_ray.pipeline.source import LOAD_ERROR, admit_stage, read_inputs
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.fs import ObjectStore
@@ -104,3 +104,16 @@ def test_source_digest_streams_content_and_fails_on_a_corrupt_source(tmp_path: P
     gz.write_bytes(gz.read_bytes()[:200])
     with pytest.raises(SourceError):
         source_digest(str(gz))
+
+
+def test_the_digest_hashed_while_ray_starts_fails_a_missing_source_at_once_and_a_corrupt_one_when_awaited(
+        tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="no such file"):  # before the driver starts Ray
+        digest_in_background(str(tmp_path / "missing.jsonl"))
+    plain = write_jsonl(tmp_path / "in.jsonl", [make_row(i) for i in range(50)])
+    assert digest_in_background(str(plain)).result(timeout=60) == source_digest(str(plain))
+    gz = tmp_path / "in.jsonl.gz"
+    gz.write_bytes(gzip.compress(plain.read_bytes())[:200])
+    hashing = digest_in_background(str(gz))  # opens: the corrupt part is further on
+    with pytest.raises(SourceError, match="reading"):
+        hashing.result(timeout=60)
