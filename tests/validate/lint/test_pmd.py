@@ -89,7 +89,7 @@ def _pmd(toolchain: Toolchain) -> Pmd:
 
 def test_a_stack_overflow_fails_its_file_only_and_the_server_lives_on(toolchain: Toolchain) -> None:
     # Deep enough to overflow the server's -Xss8m whether the parser runs interpreted or compiled
-    # (3000 levels did not always: a warm JVM's compiled frames are smaller; CI once got alerts).
+    # (3000 levels did not always: compiled frames are smaller; a suite run once got alerts).
     deep = "public class Main {\n    static int deep() { return " + "(" * 20000 + "1" + ")" * 20000 + "; }\n}\n"
     pmd = _pmd(toolchain)
     try:
