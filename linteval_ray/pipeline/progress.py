@@ -12,6 +12,7 @@ what one greps in a job log.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import sys
 import threading
@@ -52,7 +53,7 @@ class Progress:
         self.statuses: Counter[Status] = Counter()
         self._every_s = every_s
         self._start = time.monotonic()
-        self._last = 0.0
+        self._last = -math.inf  # the first update logs at once (monotonic time can start near 0: a fresh boot)
         self._stream = stream or sys.stderr
         self.live = _is_terminal(self._stream) if live is None else live
         self._bar: _LiveBar | None = None
