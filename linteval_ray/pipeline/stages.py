@@ -140,7 +140,10 @@ def validation_stage(config: RunConfig, folder: RunFolder, prompt_version: str |
     pool = config.validation.pool
     min_actors, max_actors = actor_pool_size(config)
     map_kwargs: dict[str, Any] = {
-        "compute": ActorPoolStrategy(min_size=min_actors, max_size=max_actors),
+        # One batch in flight per actor: a batch takes seconds to minutes, so a second one queued
+        # on a busy actor waits there while another actor (still starting, or done) sits idle.
+        # Ray Data's default (2) let the first actor up take both batches of a problem.
+        "compute": ActorPoolStrategy(min_size=min_actors, max_size=max_actors, max_tasks_in_flight_per_actor=1),
         "batch_size": pool.batch_size,
         "batch_format": "pyarrow",
         "num_cpus": pool.num_cpus,
