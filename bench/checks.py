@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import json
 import statistics
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from bench.cpu import tree_cpu_s
-from bench.judging import bundled_samples, judge_context, repeat_and_samples
-from bench.naive import reference_revision
-from linteval_ray.validate.judge import JudgeContext, PreparedProblem, compile_program, prepare_problem
+from bench.judging import bundled_samples, compile_reference, judge_context, mean_by_language, repeat_and_samples
+from linteval_ray.validate.judge import JudgeContext, PreparedProblem, prepare_problem
 from linteval_ray.validate.judge import run as judge_run
 from linteval_ray.validate.judge.check import Checked, Output, check_output, check_outputs
 from linteval_ray.validate.judge.run import decide_verdict, run_tests
@@ -41,14 +38,11 @@ MODES: dict[str, Callable[[Sequence[Output], PreparedProblem, JudgeContext], lis
 def main() -> None:
     args = repeat_and_samples(__doc__.split("\n")[0], "")
     ctx = judge_context("bench-checks-")
-    sandbox, toolchain, scratch = ctx.sandbox, ctx.toolchain, ctx.scratch
     totals: dict[str, dict[str, list[float]]] = {mode: defaultdict(list) for mode in MODES}
     try:
         for record in bundled_samples(args.sample):
             problem = prepare_problem(record, ctx)
-            compiled = compile_program(record.language, reference_revision(record) or "", sandbox=sandbox,
-                                       toolchain=toolchain, out_dir=Path(tempfile.mkdtemp(dir=scratch)) / "prog",
-                                       cache=ctx.cache)
+            compiled = compile_reference(record, ctx)
             row: dict[str, object] = {"sample": record.sample_id, "tests": len(problem.reference.tests)}
             if compiled.program is None:  # no test runs: nothing to compare
                 print(json.dumps({**row, "verdict": "compile_error"}), flush=True)
@@ -70,10 +64,8 @@ def main() -> None:
             print(json.dumps(row), flush=True)
     finally:
         judge_run.check_outputs = check_outputs
-        sandbox.close()
-    summary = {mode: {"all": round(statistics.mean([v for vs in by.values() for v in vs]), 3),
-                      **{lang: round(statistics.mean(vs), 3) for lang, vs in sorted(by.items())}}
-               for mode, by in totals.items()}
+        ctx.sandbox.close()
+    summary = mean_by_language(totals)
     print(json.dumps({"samples": sum(len(vs) for vs in totals["batched"].values()),
                       "mean_tests_cpu_s_per_sample": summary}))
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import statistics
 import tempfile
 from pathlib import Path
 
+from bench.naive import reference_revision
 from linteval_ray.load.presets import bundled_path
 from linteval_ray.schema.record import LintEvalRecord
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache, default_cache_dir
-from linteval_ray.validate.judge import JudgeContext
+from linteval_ray.validate.judge import CompileOutcome, JudgeContext, compile_program
 from linteval_ray.validate.sandbox import make_sandbox
 
 
@@ -36,3 +38,17 @@ def repeat_and_samples(description: str, which: str) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sample", action="append", help=f"a sample id (default: every bundled {which}sample)")
     return parser.parse_args()
+
+
+def compile_reference(record: LintEvalRecord, ctx: JudgeContext) -> CompileOutcome:
+    """The sample's reference revision, compiled into a fresh folder of ``ctx.scratch``."""
+    return compile_program(record.language, reference_revision(record) or "", sandbox=ctx.sandbox,
+                           toolchain=ctx.toolchain, out_dir=Path(tempfile.mkdtemp(dir=ctx.scratch)) / "prog",
+                           cache=ctx.cache)
+
+
+def mean_by_language(totals: dict[str, dict[str, list[float]]]) -> dict[str, dict[str, float]]:
+    """Per mode: the mean of its per-sample figures over every sample, and per language."""
+    return {mode: {"all": round(statistics.mean([v for vs in by.values() for v in vs]), 3),
+                   **{lang: round(statistics.mean(vs), 3) for lang, vs in sorted(by.items())}}
+            for mode, by in totals.items()}

@@ -24,14 +24,11 @@ import hashlib
 import json
 import shlex
 import statistics
-import tempfile
 from collections import defaultdict
-from pathlib import Path
 
 from bench.cpu import tree_cpu_s
-from bench.judging import bundled_samples, judge_context, repeat_and_samples
-from bench.naive import reference_revision
-from linteval_ray.validate.judge import JudgeContext, PreparedProblem, compile_program, prepare_problem
+from bench.judging import bundled_samples, compile_reference, judge_context, mean_by_language, repeat_and_samples
+from linteval_ray.validate.judge import JudgeContext, PreparedProblem, prepare_problem
 from linteval_ray.validate.judge.compile import CompiledProgram
 from linteval_ray.validate.judge.run import run_one_test, time_limit_s, wall_cap_s
 from linteval_ray.validate.sandbox.base import Mount, RunLimits
@@ -69,14 +66,11 @@ MODES = {"box_per_test": box_per_test, "one_box": one_box}
 def main() -> None:
     args = repeat_and_samples(__doc__.split("\n")[0], "C++ and Python ")
     ctx = judge_context("bench-native-")
-    sandbox, toolchain, scratch = ctx.sandbox, ctx.toolchain, ctx.scratch
     totals: dict[str, dict[str, list[float]]] = {mode: defaultdict(list) for mode in MODES}
     try:
         for record in bundled_samples(args.sample, languages=("cpp", "py3")):
             problem = prepare_problem(record, ctx)
-            compiled = compile_program(record.language, reference_revision(record) or "", sandbox=sandbox,
-                                       toolchain=toolchain, out_dir=Path(tempfile.mkdtemp(dir=scratch)) / "prog",
-                                       cache=ctx.cache)
+            compiled = compile_reference(record, ctx)
             row: dict[str, object] = {"sample": record.sample_id, "tests": len(problem.reference.tests)}
             if compiled.program is None or not problem.reference.tests:
                 print(json.dumps({**row, "skipped": "no program or no tests"}), flush=True)
@@ -100,10 +94,8 @@ def main() -> None:
                 totals[mode][record.language].append(median)
             print(json.dumps(row), flush=True)
     finally:
-        sandbox.close()
-    summary = {mode: {"all": round(statistics.mean([v for vs in by.values() for v in vs]), 3),
-                      **{lang: round(statistics.mean(vs), 3) for lang, vs in sorted(by.items())}}
-               for mode, by in totals.items()}
+        ctx.sandbox.close()
+    summary = mean_by_language(totals)
     print(json.dumps({"samples": sum(len(vs) for vs in totals["box_per_test"].values()),
                       "mean_runs_cpu_s_per_sample": summary}))
 
