@@ -143,6 +143,7 @@ class TestLimits(_Section):
 
 
 JavaTests = Literal["one_jvm", "fresh_jvm"]
+NativeTests = Literal["one_box", "fresh_box"]
 
 
 class PoolConfig(_Section):
@@ -172,6 +173,13 @@ class ValidationConfig(_Section):
         "revision (in the box, a fresh class loader per test) and judges from the first test that does not end "
         "normally in fresh JVMs; 'fresh_jvm' starts a JVM per test (the reference path). Same verdicts, "
         "less CPU: see docs/security.md",
+    )
+    native_tests: NativeTests = Field(
+        default="one_box",
+        description="how a C++ or Python revision's tests run: 'one_box' runs them one after the other in one box "
+        "per revision and keeps only tests that end normally and leave nothing behind (no process, file or IPC "
+        "object); from the first other test on, a box per test. 'fresh_box' gives every test a box of its own "
+        "(the reference path). Same verdicts, less CPU: see docs/security.md",
     )
     lint_profile: str = Field(
         default="linteval",

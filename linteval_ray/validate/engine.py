@@ -57,7 +57,8 @@ class Validator:
         self._scratch = self._scratch_root.path
         self.judge = JudgeContext(sandbox=self.sandbox, toolchain=self.toolchain, cache=self.cache,
                                   scratch=self._scratch, limits=config.limits, jobs=jobs,
-                                  python=config.python, java_tests=config.java_tests)
+                                  python=config.python, java_tests=config.java_tests,
+                                  native_tests=config.native_tests)
         self._batches = 0
         self.out_of_service: str | None = None  # why a canary says this worker must not score
         # Program text in rows names these as placeholders (sanitize.py).

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from linteval_ray.config import JavaTests, TestLimits
+from linteval_ray.config import JavaTests, NativeTests, TestLimits
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox
 from linteval_ray.validate.scratch import work_dir
 
@@ -34,6 +34,7 @@ class JudgeContext:
     jobs: int = 1
     python: str = "/usr/bin/python3"
     java_tests: JavaTests = "one_jvm"  # see ValidationConfig.java_tests
+    native_tests: NativeTests = "one_box"  # see ValidationConfig.native_tests
     sandbox_runs: int = 0  # how many programs this context started (tests read it)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -65,11 +66,13 @@ class JudgeContext:
         stdin: bytes | Path | None = None,
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
+        as_pid1: bool = False,
     ) -> RunResult:
         """Run in the caller's ``workdir`` (what the run leaves there is the caller's to read)."""
         with self._lock:
             self.sandbox_runs += 1
-        return self.sandbox.run(argv, workdir=workdir, limits=limits, stdin=stdin, mounts=mounts, env=env)
+        return self.sandbox.run(argv, workdir=workdir, limits=limits, stdin=stdin, mounts=mounts, env=env,
+                                as_pid1=as_pid1)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``fn`` over ``items`` on ``jobs`` threads (each sandbox run is its own process)."""

@@ -33,11 +33,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
 from linteval_ray.languages.java import RUN_FLAGS
 from linteval_ray.validate.cache import default_cache_dir
 from linteval_ray.validate.judge.compile import PROGRAM_DIR, CompiledProgram
+from linteval_ray.validate.judge.warm import WarmTest, within_budgets
 from linteval_ray.validate.sandbox.base import Mount, RunLimits
 from linteval_ray.validate.scratch import read_regular_file, work_dir
 
@@ -66,15 +65,6 @@ JVM_LOG_TO_STDERR = ("-Xlog:disable", "-Xlog:all=warning:stderr")
 # Byte strings in a class file that keep a program out of the runner (see the module docstring).
 UNSUPPORTED = (b"java/io/FileDescriptor", b"addShutdownHook", b"getSystemClassLoader", b"setAccessible",
                b"setSecurityManager", b"sun/misc/", b"jdk/internal/")
-
-
-class WarmTest(BaseModel):
-    """A test that ended normally in the runner: its output and what it cost."""
-
-    name: str
-    stdout: bytes
-    cpu_s: float
-    wall_s: float
 
 
 def fits_one_jvm(program: CompiledProgram) -> bool:
@@ -114,8 +104,8 @@ def run_in_one_jvm(
         mounts = [program.mount(), Mount(src=runner_classes(ctx.toolchain.javac), dst=RUNNER_DIR),
                   Mount(src=inputs.directory, dst=INPUTS_DIR)]
         result = ctx.run_in(workdir, argv, limits=limits, mounts=mounts, env=program.env())
-        done = _within_budgets(_read_report(result.stdout, [test.name for test, _ in tests], workdir),
-                               [limit for _, limit in tests])
+        done = within_budgets(_read_report(result.stdout, [test.name for test, _ in tests], workdir),
+                              [limit for _, limit in tests], WARM_CPU_SHARE)
     if len(done) < len(tests):
         log.debug("one-JVM runner kept %d of %d tests: %s (exit %s, signal %s: %s)", len(done), len(tests),
                   _stop_line(result.stdout), result.exit_code, result.signal,
@@ -134,15 +124,6 @@ def _read_report(stdout: bytes, names: list[str], workdir: Path) -> list[WarmTes
         if output is None or hashlib.sha256(output).hexdigest() != words[4]:
             break  # rewritten by a later test: judged afresh
         done.append(WarmTest(name=name, stdout=output, cpu_s=int(words[2]) / 1e9, wall_s=int(words[3]) / 1e9))
-    return done
-
-
-def _within_budgets(done: list[WarmTest], limits: list[float]) -> list[WarmTest]:
-    """The tests up to the first whose measured time is past its warm budget: the watchdog halts
-    the JVM then, and this holds even were it stalled (the box's caps still end the JVM)."""
-    for index, (test, limit) in enumerate(zip(done, limits, strict=False)):
-        if test.cpu_s > WARM_CPU_SHARE * limit or test.wall_s > limit:
-            return done[:index]
     return done
 
 

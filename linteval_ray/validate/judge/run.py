@@ -14,10 +14,12 @@ test. The first failing test in test order decides the verdict; tests start in o
 so every test before a time limit has run. That test is described in ``first_failure``
 (``failure.py``).
 
-Java (``validation.java_tests: one_jvm``, the default): the tests first run one after the
-other in one JVM per revision (``java_runner``); the tests before the first one that did not
-end normally there are checked from its outputs, and that test and the later ones run as above,
-a fresh JVM each, so every verdict other than a checked output comes from the fresh path.
+First, the tests run one after the other in one box per revision: C++ and Python
+(``validation.native_tests: one_box``, the default) under ``native_runner``, Java
+(``validation.java_tests: one_jvm``, the default) in one JVM under ``java_runner``. The tests
+before the first one that did not end normally there (or left something behind) are checked
+from its outputs, and that test and the later ones run as above, a box each, so every verdict
+other than a checked output comes from the box-per-test path.
 
 Counts: ``tests_generated`` = generator command lines = passed + failed + dropped, where
 dropped = inputs lost before judging (generator failure, validator reject, duplicate,
@@ -39,8 +41,10 @@ from linteval_ray.validate.judge.check import BATCH_BUDGET_CAPS, DETAIL_CAP, che
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_program
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.failure import HEAD_BYTES, first_failure
-from linteval_ray.validate.judge.java_runner import WarmTest, fits_one_jvm, run_in_one_jvm
+from linteval_ray.validate.judge.java_runner import fits_one_jvm, run_in_one_jvm
+from linteval_ray.validate.judge.native_runner import fits_one_box, run_in_one_box
 from linteval_ray.validate.judge.problem import PreparedProblem, ReferenceTest
+from linteval_ray.validate.judge.warm import WarmTest
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult
 from linteval_ray.validate.scratch import work_dir
 
@@ -183,17 +187,27 @@ class PendingChecks:
 
 def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> list[TestRecord]:
     """Every reference test in order; none starts after the first (confirmed) time limit.
-    Java: the tests that end normally in one JVM (``java_runner``) first, the rest each in its own."""
+    The tests that end normally in one box (``native_runner``; Java: one JVM, ``java_runner``)
+    first, the rest each in a box of its own."""
     tests = problem.reference.tests
     checks = PendingChecks(problem, ctx)
-    warm: list[TestRecord] = []
-    if ctx.java_tests == "one_jvm" and fits_one_jvm(program):
-        limits = [time_limit_s(test, ctx) for test in tests]
-        ran = run_in_one_jvm(program, list(zip(tests, limits, strict=True)), problem.tests, ctx)
-        warm = [warm_record(run, limit, checks) for run, limit in zip(ran, limits, strict=False)]
+    limits = [time_limit_s(test, ctx) for test in tests]
+    ran = run_in_one_runner(program, list(zip(tests, limits, strict=True)), problem, ctx)
+    warm = [warm_record(run, limit, checks) for run, limit in zip(ran, limits, strict=False)]
     records = warm + run_fresh(program, tests[len(warm):], problem, ctx, checks)
     checks.finish()
     return records
+
+
+def run_in_one_runner(
+    program: CompiledProgram, tests: list[tuple[ReferenceTest, float]], problem: PreparedProblem, ctx: JudgeContext
+) -> list[WarmTest]:
+    """The prefix of ``tests`` a runner judged in one box, when the settings and the program allow one."""
+    if ctx.java_tests == "one_jvm" and fits_one_jvm(program):
+        return run_in_one_jvm(program, tests, problem.tests, ctx)
+    if ctx.native_tests == "one_box" and fits_one_box(program, ctx):
+        return run_in_one_box(program, tests, problem.tests, ctx)
+    return []
 
 
 def run_fresh(
@@ -230,7 +244,7 @@ def is_borderline_time_limit(record: TestRecord) -> bool:
 
 
 def warm_record(run: WarmTest, limit_s: float, checks: PendingChecks) -> TestRecord:
-    """A test that ended normally in the one-JVM runner (exit 0, under its limits): its output to check."""
+    """A test that ended normally in a runner (exit 0, under its limits): its output to check."""
     record = TestRecord(name=run.name, verdict=None, time_limit_s=limit_s, wall_s=run.wall_s, cpu_s=run.cpu_s,
                         exit_code=0)
     checks.add(record, run.stdout)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -65,6 +66,8 @@ class Sandbox(ABC):
     """Runs one command in isolation and reports how it ended."""
 
     name: str
+    # Whether a run can be the box's pid 1 (``as_pid1``): a pid namespace of its own per run.
+    pid_namespace: ClassVar[bool] = False
 
     @abstractmethod
     def run(
@@ -76,9 +79,11 @@ class Sandbox(ABC):
         stdin: bytes | Path | None = None,
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
+        as_pid1: bool = False,
     ) -> RunResult:
         """Run ``argv`` with ``workdir`` mounted at ``BOX_DIR`` (cwd); never raises for the
-        program's own failures, only for the sandbox's (``SandboxError``)."""
+        program's own failures, only for the sandbox's (``SandboxError``). ``as_pid1``: ``argv``
+        itself is the box's pid 1 (it must reap what it starts); only where ``pid_namespace``."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release held resources (e.g. the claimed sandbox uid)."""

@@ -63,6 +63,7 @@ class BwrapSandbox(Sandbox):
     """Runs each command in fresh bubblewrap namespaces as a dedicated uid."""
 
     name = "bwrap"
+    pid_namespace = True
 
     def __init__(self, bwrap: str | None = None, *, extra_ro_binds: Iterable[str | Path] = ()) -> None:
         self.bwrap = bwrap or shutil.which("bwrap") or ""
@@ -106,6 +107,7 @@ class BwrapSandbox(Sandbox):
         stdin: bytes | Path | None = None,
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
+        as_pid1: bool = False,
     ) -> RunResult:
         if self._closed:
             raise SandboxError("sandbox is closed")
@@ -115,7 +117,7 @@ class BwrapSandbox(Sandbox):
         mount_args = [arg for mount in mounts or [] for arg in self._mount_args(mount)]
         uid = self._take_uid()
         try:
-            return self._run_as(uid, argv, workdir, limits, stdin, mount_args, env)
+            return self._run_as(uid, argv, workdir, limits, stdin, mount_args, env, as_pid1)
         finally:
             self._give_back_uid(uid)
 
@@ -128,6 +130,7 @@ class BwrapSandbox(Sandbox):
         stdin: bytes | Path | None,
         mount_args: list[str],
         env: dict[str, str] | None,
+        as_pid1: bool,
     ) -> RunResult:
         if self.privileged:
             _give_to_uid(workdir, uid)
@@ -136,7 +139,8 @@ class BwrapSandbox(Sandbox):
         try:
             seccomp_fd = None if self._seccomp is None else filter_fd(self._seccomp)
             command = [*prlimit_argv(limits), *self._bwrap_argv(workdir, mount_args, status_fd=status_w),
-                       *self._box_init(uid, limits, ready_fd=ready_w, seccomp_fd=seccomp_fd), *argv]
+                       *self._box_init(uid, limits, ready_fd=ready_w, seccomp_fd=seccomp_fd, reaper=not as_pid1),
+                       *argv]
             fds = (status_w, ready_w) if seccomp_fd is None else (status_w, ready_w, seccomp_fd)
             result = run_limited(
                 command,
@@ -254,7 +258,8 @@ class BwrapSandbox(Sandbox):
             args += [*_parent_dirs(str(path)), "--ro-bind", str(path), str(path)]
         return [*args, "--ro-bind", self._init, BOX_PATH]
 
-    def _box_init(self, uid: int, limits: RunLimits, *, ready_fd: int, seccomp_fd: int | None) -> list[str]:
+    def _box_init(self, uid: int, limits: RunLimits, *, ready_fd: int, seccomp_fd: int | None,
+                  reaper: bool = True) -> list[str]:
         """What runs as the box's pid 1 in front of the program: the init (``box_init.c``) sizes
         the box's /tmp tmpfs (bwrap 0.8 has no ``--size``; a write past it is ENOSPC, the program's
         failure, and the tmpfs dies with the box's mount namespace), drops to the sandbox uid (as
@@ -262,11 +267,11 @@ class BwrapSandbox(Sandbox):
         filter, then execs ``timeout 0`` (no time limit), which stays as pid 1, waits for the
         program and exits with its status (128+N for signal N). bwrap's own pid-1 reaper is not
         used because bwrap never waits for it, so the program's CPU time would be missing from the
-        rusage we collect."""
+        rusage we collect. Without ``reaper`` the program itself stays as pid 1 (``as_pid1``)."""
         ids = (uid, uid) if self.privileged else (os.geteuid(), os.getegid())
         init = box_init_argv(ready_fd=ready_fd, seccomp_fd=seccomp_fd, limits=limits, setuid=self.privileged,
                              uid=ids[0], gid=ids[1])
-        return [*init, TIMEOUT, "0"]
+        return [*init, TIMEOUT, "0"] if reaper else init
 
     def _probe(self) -> None:
         """Fail now, with a useful message, if bwrap cannot create namespaces here."""

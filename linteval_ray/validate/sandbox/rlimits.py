@@ -47,7 +47,10 @@ class RlimitSandbox(Sandbox):
         stdin: bytes | Path | None = None,
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
+        as_pid1: bool = False,
     ) -> RunResult:
+        if as_pid1:
+            raise SandboxError("the 'rlimits' sandbox has no pid namespace: a run cannot be its pid 1")
         workdir = Path(workdir).resolve()
         if not workdir.is_dir():
             raise SandboxError(f"workdir {workdir} is not a directory")

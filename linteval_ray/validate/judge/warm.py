@@ -1,0 +1,23 @@
+"""What the runners that judge many tests in one box (``java_runner``, ``native_runner``) keep."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+
+class WarmTest(BaseModel):
+    """A test that ended normally in a runner: its output and what it cost."""
+
+    name: str
+    stdout: bytes
+    cpu_s: float
+    wall_s: float
+
+
+def within_budgets(done: list[WarmTest], limits: list[float], cpu_share: float) -> list[WarmTest]:
+    """The tests up to the first whose measured time is past its budget (``cpu_share`` of its CPU
+    limit, its limit in wall time). A runner stops there itself; this holds even were it stalled."""
+    for index, (test, limit) in enumerate(zip(done, limits, strict=False)):
+        if test.cpu_s > cpu_share * limit or test.wall_s > limit:
+            return done[:index]
+    return done
