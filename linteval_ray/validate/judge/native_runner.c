@@ -1,30 +1,35 @@
-/* native_runner OUTPUT_CAP OUTPUT_BUDGET PROGRAM [ARG...] < PLAN: a C++ or Python revision's tests,
- * one after the other, in one box (see linteval_ray/validate/judge/native_runner.py).
+/* native_runner OUTPUT_CAP OUTPUT_BUDGET HEAD TAIL PROGRAM [ARG...] < PLAN: a C++ or Python
+ * revision's tests, one after the other, in one box (see linteval_ray/validate/judge/native_runner.py).
  *
  * It runs as the box's pid 1 (no other process of the box holds its report pipe, and no program can
  * signal it) and refuses to run as any other pid: it ends each test with kill(-1), which outside a
  * pid namespace would reach every process of the uid.
  *
- * PLAN (stdin: no file of it in the box): one test a line, tab-separated: name, input file, CPU budget ms, CPU limit s, wall budget ms.
- * Each test runs PROGRAM as a child with the input file as stdin, BOX/.stdout and BOX/.stderr (files)
- * as stdout and stderr, only those three descriptors, and RLIMIT_CPU at the test's limit (the other
- * rlimits are the box's, per process: the same a box of its own gives). After the child exits, or at
- * the wall budget, every other process of the box is killed and reaped; the test's CPU time is what
- * this process's reaped children used meanwhile (RUSAGE_CHILDREN: the child and every process it
- * left behind).
+ * PLAN (stdin: no file of it in the box): one test a line, tab-separated: name, input file, CPU
+ * budget ms, CPU limit s, wall budget ms, wall cap ms. Each test runs PROGRAM as a child with the
+ * input file as stdin, BOX/.stdout and BOX/.stderr (files) as stdout and stderr, only those three
+ * descriptors, and RLIMIT_CPU at the test's limit (the other rlimits are the box's, per process: the
+ * same a box of its own gives). After the child exits, or at the wall cap, every other process of
+ * the box is killed and reaped; the test's CPU time is what this process's reaped children used
+ * meanwhile (RUSAGE_CHILDREN: the child and every process it left behind).
  *
  * A test is kept only if it ended normally and left nothing behind: exit status 0, CPU time and wall
  * time within their budgets, no process still alive, stdout and stderr regular files under the
  * output cap, and the box's writable file systems exactly as before the test (names, inodes, sizes,
- * times). Then "done NAME CPU_NS WALL_NS SIZE\n" and the SIZE bytes of its stdout go to this process's
- * stdout. At the first test that was not kept, "stop NAME REASON\n", and the runner exits: that test
- * and the later ones are judged afresh, a box each. So no test can leave state for a later one
- * (files, processes; SysV and POSIX IPC, which outlive a process in the box's IPC namespace, end the
- * test that asks for them: a seccomp filter kills it), and no test's CPU time is spent elsewhere. */
+ * times). Then "done NAME CPU_NS WALL_NS SIZE\n" and the SIZE bytes of its stdout go to this
+ * process's stdout. At the first test that was not kept the runner exits, after "stop NAME
+ * REASON\n": that test and the later ones are judged afresh, a box each. Or, when the test's process
+ * was killed by SIGXCPU or SIGKILL before the wall cap (it may have run out of CPU time), after
+ * "ended NAME SIGNAL CPU_NS WALL_NS MAXRSS_KB OUT_SIZE ERR_SIZE HEAD TAIL\n", the first HEAD bytes of
+ * its stdout and the last TAIL of its stderr: the judge decides whether that is a time limit.
+ * So no test can leave state for a later one (files, processes; SysV and POSIX IPC, which outlive a
+ * process in the box's IPC namespace, end the test that asks for them: a seccomp filter kills it),
+ * and no test's CPU time is spent elsewhere. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -52,7 +57,7 @@ static const char *const WRITABLE_ROOTS[] = {"/", "/dev", "/tmp", "/box"};
 
 struct test {
     char *name, *input;
-    long cpu_budget_ms, cpu_limit_s, wall_budget_ms;
+    long cpu_budget_ms, cpu_limit_s, wall_budget_ms, wall_cap_ms;
 };
 
 extern char **environ;
@@ -164,13 +169,13 @@ static int read_plan(FILE *plan, struct test *tests) {
     size_t size = 0;
     int count = 0;
     while (getline(&line, &size, plan) > 0 && count < MAX_TESTS) {
-        char *fields[5];
+        char *fields[6];
         char *rest = line;
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < 6; i++)
             fields[i] = strsep(&rest, "\t\n");
-        if (!fields[4]) {
+        if (!fields[5]) {
             errno = EINVAL;
-            fail("a plan line needs 5 fields");
+            fail("a plan line needs 6 fields");
         }
         struct test *t = &tests[count++];
         t->name = strdup(fields[0]);
@@ -178,6 +183,7 @@ static int read_plan(FILE *plan, struct test *tests) {
         t->cpu_budget_ms = atol(fields[2]);
         t->cpu_limit_s = atol(fields[3]);
         t->wall_budget_ms = atol(fields[4]);
+        t->wall_cap_ms = atol(fields[5]);
     }
     free(line);
     return count;
@@ -206,12 +212,12 @@ static void exec_test(const struct test *t, int out, int err, char **argv) {
 }
 
 /* Wait for CHILD until DEADLINE (SIGCHLD is blocked: sigtimedwait takes it); 1 if it exited in time. */
-static int wait_until(pid_t child, int64_t deadline, int *status) {
+static int wait_until(pid_t child, int64_t deadline, int *status, struct rusage *usage) {
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     for (;;) {
-        if (waitpid(child, status, WNOHANG) == child)
+        if (wait4(child, status, WNOHANG, usage) == child)
             return 1;
         int64_t left = deadline - now_ns();
         if (left <= 0)
@@ -231,8 +237,8 @@ static int end_every_process(void) {
     return alive;
 }
 
-/* An output file as the test left it: a regular file under the cap, opened without following links
- * and without blocking on a FIFO put in its place; -1 if not. */
+/* An output file as the test left it: a regular file under CAP bytes, opened without following
+ * links and without blocking on a FIFO put in its place; -1 if not. */
 static int open_output(const char *path, long cap, off_t *size) {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
@@ -272,6 +278,31 @@ static void send_output(int fd, off_t size) {
     }
 }
 
+static void send_part(int fd, off_t from, off_t size) {
+    char *buffer = malloc((size_t)size + 1);
+    if (!buffer || pread(fd, buffer, (size_t)size, from) != size)
+        fail("read the output");
+    write_all(buffer, (size_t)size);
+    free(buffer);
+}
+
+/* A test whose process ran out of CPU time: how it ended, the first HEAD bytes of its stdout and the
+ * last TAIL of its stderr. */
+static void ended(const char *name, int sig, int64_t cpu, int64_t wall, long maxrss_kb, off_t head, off_t tail) {
+    off_t size = 0, err_size = 0;
+    int out = open_output(STDOUT_FILE, LONG_MAX, &size), err = open_output(STDERR_FILE, LONG_MAX, &err_size);
+    if (out < 0 || err < 0)
+        return; /* not files any more: the box-per-test path judges it */
+    head = size < head ? size : head;
+    tail = err_size < tail ? err_size : tail;
+    printf("ended %s %d %lld %lld %ld %lld %lld %lld %lld\n", name, sig, (long long)cpu, (long long)wall, maxrss_kb,
+           (long long)size, (long long)err_size, (long long)head, (long long)tail);
+    fflush(stdout);
+    send_part(out, 0, head);
+    send_part(err, err_size - tail, tail);
+    exit(0);
+}
+
 static void stop(const char *name, const char *reason) {
     printf("stop %s %s\n", name, reason);
     fflush(stdout);
@@ -279,8 +310,8 @@ static void stop(const char *name, const char *reason) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4) {
-        fputs("usage: native_runner OUTPUT_CAP OUTPUT_BUDGET PROGRAM [ARG...] < PLAN\n", stderr);
+    if (argc < 6) {
+        fputs("usage: native_runner OUTPUT_CAP OUTPUT_BUDGET HEAD TAIL PROGRAM [ARG...] < PLAN\n", stderr);
         return 125;
     }
     if (getpid() != 1) {
@@ -292,6 +323,7 @@ int main(int argc, char **argv) {
     int count = read_plan(stdin, tests);
     long cap = atol(argv[1]);
     long budget = atol(argv[2]);
+    off_t head = atol(argv[3]), tail = atol(argv[4]);
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -306,14 +338,17 @@ int main(int argc, char **argv) {
         if (child < 0)
             fail("fork");
         if (child == 0)
-            exec_test(t, out, err, argv + 3);
+            exec_test(t, out, err, argv + 5);
         close(out);
         close(err);
         int status = 0;
-        int exited = wait_until(child, started + t->wall_budget_ms * 1000000L, &status);
+        struct rusage usage = {0};
+        int exited = wait_until(child, started + t->wall_cap_ms * 1000000L, &status, &usage);
         int64_t wall = now_ns() - started;
         int left_running = end_every_process();
         int64_t cpu = children_cpu_ns() - cpu_before;
+        if (exited && WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
+            ended(t->name, WTERMSIG(status), cpu, wall, usage.ru_maxrss, head, tail);
         off_t size = 0, err_size = 0;
         out = open_output(STDOUT_FILE, cap, &size);
         err = open_output(STDERR_FILE, cap, &err_size);
@@ -322,6 +357,7 @@ int main(int argc, char **argv) {
         const char *why = !exited ? "wall"
                           : !WIFEXITED(status) || WEXITSTATUS(status) != 0 ? "status"
                           : cpu > t->cpu_budget_ms * 1000000L ? "cpu"
+                          : wall > t->wall_budget_ms * 1000000L ? "wall"
                           : left_running ? "processes"
                           : out < 0 || err < 0 ? "output"
                           : size > budget ? "budget"

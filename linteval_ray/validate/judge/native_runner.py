@@ -10,9 +10,12 @@ Verdicts cannot drift because the runner only keeps tests that ended normally an
 behind: exit status 0, CPU time under ``CPU_SHARE`` of the test's limit and wall time under the
 limit, stdout and stderr under the output cap, no process alive after the test, and the box's
 writable file systems exactly as before it. At the first test that did not, the runner stops, and
-that test and every later one go through the box-per-test path (``run.run_one_test``): time limits,
-crashes, memory and output limits are all judged there, by the reference path. Outputs are checked
-as for any test (``check.py``).
+that test and every later one go through the box-per-test path (``run.run_one_test``): crashes,
+memory and output limits are all judged there, by the reference path. Outputs are checked as for
+any test (``check.py``). One exception, so that a time limit costs one run and not two: a test
+whose process was killed by RLIMIT_CPU (SIGXCPU, or SIGKILL at the hard limit) before its wall
+cap comes back as its run (``WarmRun.out_of_time``), and the judge scores it as the box-per-test
+path would score that run, when that path would not run it again (``run.run_tests``).
 
 Why no test can help another (or the score): a test's CPU time is everything its processes used
 (the runner, as the box's pid 1, reaps whatever it left and kills what still runs); nothing
@@ -29,11 +32,14 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linteval_ray.validate.judge.check import DETAIL_CAP
 from linteval_ray.validate.judge.compile import CompiledProgram
-from linteval_ray.validate.judge.warm import WarmTest, within_budgets
-from linteval_ray.validate.sandbox.base import Mount, RunLimits
+from linteval_ray.validate.judge.failure import HEAD_BYTES
+from linteval_ray.validate.judge.limits import test_run_limits
+from linteval_ray.validate.judge.warm import WarmRun, WarmTest, within_budgets
+from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
 from linteval_ray.validate.sandbox.native import compiled
-from linteval_ray.validate.sandbox.process import cpu_limit_s
+from linteval_ray.validate.sandbox.process import cpu_limit_s, killed_for_cpu
 from linteval_ray.validate.scratch import work_dir
 
 if TYPE_CHECKING:
@@ -55,6 +61,10 @@ OUTPUT_BUDGET_CAPS = 2
 STARTUP_CPU_S = 1.0  # the runner's own work, on top of the largest test's limit
 STARTUP_WALL_S = 10.0
 REPORT_LINE_BYTES = 256
+# Of a test that ran out of time: its stdout's head, one byte more than a first failure keeps (to
+# tell whether there was more), and its stderr's tail, enough for the detail's characters.
+STDOUT_HEAD_BYTES = HEAD_BYTES + 1
+STDERR_TAIL_BYTES = 4 * DETAIL_CAP + 3
 
 
 def fits_one_box(program: CompiledProgram, ctx: JudgeContext) -> bool:
@@ -64,22 +74,27 @@ def fits_one_box(program: CompiledProgram, ctx: JudgeContext) -> bool:
 
 def run_in_one_box(
     program: CompiledProgram, tests: list[tuple[ReferenceTest, float]], inputs: TestSet, ctx: JudgeContext
-) -> list[WarmTest]:
-    """The longest prefix of ``tests`` (each with its time limit) that ended normally in one box."""
+) -> WarmRun:
+    """The longest prefix of ``tests`` (each with its time limit) that ended normally in one box,
+    and the run of the next test when RLIMIT_CPU ended it."""
     if not tests:
-        return []
+        return WarmRun()
     cap = ctx.limits.output_mb << 20
     budget = OUTPUT_BUDGET_CAPS * cap
+    test_limits = [test_run_limits(program, limit, ctx) for _, limit in tests]
     plan = "".join(
         f"{test.name}\t{INPUTS_DIR}/{inputs.input_path(test.name).name}\t{int(CPU_SHARE * limit * 1000)}\t"
-        f"{cpu_limit_s(RunLimits(wall_s=limit, cpu_s=limit))}\t{int(limit * 1000)}\n" for test, limit in tests)
-    argv = [RUNNER, str(cap), str(budget), *program.argv(ctx.limits.memory_mb)]
+        f"{cpu_limit_s(run)}\t{int(limit * 1000)}\t{int(run.wall_s * 1000)}\n"
+        for (test, limit), run in zip(tests, test_limits, strict=True))
+    argv = [RUNNER, str(cap), str(budget), str(STDOUT_HEAD_BYTES), str(STDERR_TAIL_BYTES),
+            *program.argv(ctx.limits.memory_mb)]
     limits = RunLimits(
-        wall_s=STARTUP_WALL_S + sum(limit for _, limit in tests),
+        # Kept tests end within their limits; the one it stops at, within its wall cap.
+        wall_s=STARTUP_WALL_S + sum(limit for _, limit in tests) + max(run.wall_s for run in test_limits),
         # RLIMIT_CPU is per process: each test's own is set by the runner, under this hard limit.
         cpu_s=STARTUP_CPU_S + max(limit for _, limit in tests) + 1,
         memory_mb=program.address_space_mb(ctx.limits.memory_mb),
-        output_bytes=budget + REPORT_LINE_BYTES * (len(tests) + 1),
+        output_bytes=budget + REPORT_LINE_BYTES * (len(tests) + 1) + STDOUT_HEAD_BYTES + STDERR_TAIL_BYTES,
         file_size_mb=ctx.limits.output_mb,
     )
     mounts = [program.mount(), Mount(src=inputs.directory, dst=INPUTS_DIR), Mount(src=Path(compiled(SOURCE)),
@@ -88,32 +103,53 @@ def run_in_one_box(
         result = ctx.run_in(workdir, argv, limits=limits, stdin=plan.encode(), mounts=mounts, env=program.env(),
                             as_pid1=True)
     names = [test.name for test, _ in tests]
-    done = within_budgets(read_report(result.stdout, names), [limit for _, limit in tests], CPU_SHARE)
-    if len(done) < len(tests):
-        log.debug("one-box runner kept %d of %d tests: %s (exit %s, signal %s: %s)", len(done), len(tests),
-                  _stop_line(result.stdout), result.exit_code, result.signal,
-                  result.stderr.decode("utf-8", "replace")[-300:])
-    return done
+    done, at = read_report(result.stdout, names)
+    kept = within_budgets(done, [limit for _, limit in tests], CPU_SHARE)
+    out_of_time = None
+    if len(kept) == len(done) < len(tests):
+        out_of_time = read_out_of_time(result.stdout[at:], names[len(done)], test_limits[len(done)], cap)
+    if len(kept) < len(tests) and out_of_time is None:
+        log.debug("one-box runner kept %d of %d tests: %s (exit %s, signal %s: %s)", len(kept), len(tests),
+                  result.stdout[at:at + REPORT_LINE_BYTES].split(b"\n")[0].decode("ascii", "replace"),
+                  result.exit_code, result.signal, result.stderr.decode("utf-8", "replace")[-300:])
+    return WarmRun(kept=kept, out_of_time=out_of_time)
 
 
-def read_report(report: bytes, names: list[str]) -> list[WarmTest]:
-    """The kept tests in plan order: each a "done NAME CPU_NS WALL_NS SIZE" line, then its output."""
+def read_report(report: bytes, names: list[str]) -> tuple[list[WarmTest], int]:
+    """The kept tests in plan order (each a "done NAME CPU_NS WALL_NS SIZE" line, then its output),
+    and where the report goes on."""
     done: list[WarmTest] = []
     at = 0
     for name in names:
-        end = report.find(b"\n", at, at + REPORT_LINE_BYTES)
-        words = report[at:end].decode("ascii", "replace").split(" ") if end >= 0 else []
+        words = _report_line(report, at)
         if len(words) != 5 or words[:2] != ["done", name] or not all(word.isdigit() for word in words[2:]):
             break
         cpu_ns, wall_ns, size = (int(word) for word in words[2:])
-        output = report[end + 1:end + 1 + size]
+        start = report.index(b"\n", at) + 1
+        output = report[start:start + size]
         if len(output) != size:
             break  # the box was stopped while the report was written
         done.append(WarmTest(name=name, stdout=output, cpu_s=cpu_ns / 1e9, wall_s=wall_ns / 1e9))
-        at = end + 1 + size
-    return done
+        at = start + size
+    return done, at
 
 
-def _stop_line(report: bytes) -> str:
-    start = report.rfind(b"stop ")
-    return report[start:].split(b"\n")[0].decode("ascii", "replace") if start >= 0 else "no report"
+def read_out_of_time(report: bytes, name: str, limits: RunLimits, cap: int) -> RunResult | None:
+    """The run of a test RLIMIT_CPU ended, from its "ended NAME SIGNAL CPU_NS WALL_NS MAXRSS_KB
+    OUT_SIZE ERR_SIZE HEAD TAIL" line and the bytes after it; None if the report says otherwise."""
+    words = _report_line(report, 0)
+    if len(words) != 10 or words[:2] != ["ended", name] or not all(word.isdigit() for word in words[2:]):
+        return None
+    sig, cpu_ns, wall_ns, maxrss_kb, out_size, err_size, head, tail = (int(word) for word in words[2:])
+    start = report.index(b"\n") + 1
+    if len(report) != start + head + tail or max(out_size, err_size) > cap:
+        return None  # cut short, or an output the box-per-test path would stop
+    cpu_s = cpu_ns / 1e9
+    return RunResult(exit_code=None, signal=sig, stdout=report[start:start + head], stderr=report[start + head:],
+                     wall_s=wall_ns / 1e9, cpu_s=cpu_s, timed_out=killed_for_cpu(sig, cpu_s, limits),
+                     peak_rss_mb=maxrss_kb / 1024)
+
+
+def _report_line(report: bytes, at: int) -> list[str]:
+    end = report.find(b"\n", at, at + REPORT_LINE_BYTES)
+    return report[at:end].decode("ascii", "replace").split(" ") if end >= 0 else []

@@ -1,11 +1,8 @@
 """Judge a revision: compile it, run it on every prepared test, check each output.
 
-Per test: time limit = max(``time_floor_s``, ``time_factor`` x the original's CPU time
-on that input), on the run's own CPU time (user + system of the box's processes, from
-rusage), so a busy host slows a program without failing it; a wall-clock cap of
-``WALL_CAP_FACTOR`` x the limit + ``WALL_CAP_EXTRA_S`` stops sleepers. Memory and output
-limits from ``TestLimits``. The output of every run that ended normally then goes to the
-problem's testlib checker (``check.py``: its exit code is the verdict), a batch of outputs per box.
+Per test: the time, wall-clock, memory and output limits of ``limits.py``. The output of every
+run that ended normally then goes to the problem's testlib checker (``check.py``: its exit code
+is the verdict), a batch of outputs per box.
 
 Tests run ``ctx.jobs`` at a time (every run is its own sandboxed process). After the
 first time limit no new test starts: the ones not yet started count as failed
@@ -19,7 +16,12 @@ First, the tests run one after the other in one box per revision: C++ and Python
 (``validation.java_tests: one_jvm``, the default) in one JVM under ``java_runner``. The tests
 before the first one that did not end normally there (or left something behind) are checked
 from its outputs, and that test and the later ones run as above, a box each, so every verdict
-other than a checked output comes from the box-per-test path.
+other than a checked output comes from the box-per-test path. One exception: when the test the
+native runner stopped at ran out of CPU time, a time limit the box-per-test path would not repeat
+(``is_borderline_time_limit``), it is scored as that path scores such a run and the later tests
+are skipped: a time limit costs one run, not two. With ``ctx.jobs`` > 1 the box-per-test path may
+have started a later test already (which did is the host's timing), so such a revision's counts
+may differ between the paths, never its verdict.
 
 Counts: ``tests_generated`` = generator command lines = passed + failed + dropped, where
 dropped = inputs lost before judging (generator failure, validator reject, duplicate,
@@ -42,16 +44,13 @@ from linteval_ray.validate.judge.compile import CompiledProgram, compile_program
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.failure import HEAD_BYTES, first_failure
 from linteval_ray.validate.judge.java_runner import fits_one_jvm, run_in_one_jvm
+from linteval_ray.validate.judge.limits import test_run_limits, time_limit_s
 from linteval_ray.validate.judge.native_runner import fits_one_box, run_in_one_box
 from linteval_ray.validate.judge.problem import PreparedProblem, ReferenceTest
-from linteval_ray.validate.judge.warm import WarmTest
-from linteval_ray.validate.sandbox.base import RunLimits, RunResult
+from linteval_ray.validate.judge.warm import WarmRun, WarmTest
+from linteval_ray.validate.sandbox.base import RunResult
 from linteval_ray.validate.scratch import work_dir
 
-# The wall clock only stops programs that do not use their CPU (sleep, block on input): a
-# CPU-bound program still fits with three other busy processes per core.
-WALL_CAP_FACTOR = 4.0
-WALL_CAP_EXTRA_S = 5.0
 # A run stopped with less than this share of its CPU limit used met the wall cap, not the
 # limit (rusage and RLIMIT_CPU account a little differently: a spinner killed at 2 s shows ~1.9).
 CPU_USED_SHARE = 0.8
@@ -193,21 +192,28 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
     checks = PendingChecks(problem, ctx)
     limits = [time_limit_s(test, ctx) for test in tests]
     ran = run_in_one_runner(program, list(zip(tests, limits, strict=True)), problem, ctx)
-    warm = [warm_record(run, limit, checks) for run, limit in zip(ran, limits, strict=False)]
-    records = warm + run_fresh(program, tests[len(warm):], problem, ctx, checks)
+    records = [warm_record(run, limit, checks) for run, limit in zip(ran.kept, limits, strict=False)]
+    rest = tests[len(records):]
+    if ran.out_of_time is not None and rest:
+        record, _ = judged_run(ran.out_of_time, rest[0], limits[len(records)])
+        if record.verdict == Verdict.TIME_LIMIT and not is_borderline_time_limit(record):
+            skipped = [skipped_record(test, time_limit_s(test, ctx)) for test in rest[1:]]
+            checks.finish()
+            return [*records, record, *skipped]
+    records += run_fresh(program, rest, problem, ctx, checks)
     checks.finish()
     return records
 
 
 def run_in_one_runner(
     program: CompiledProgram, tests: list[tuple[ReferenceTest, float]], problem: PreparedProblem, ctx: JudgeContext
-) -> list[WarmTest]:
-    """The prefix of ``tests`` a runner judged in one box, when the settings and the program allow one."""
+) -> WarmRun:
+    """What a runner judged in one box, when the settings and the program allow one."""
     if ctx.java_tests == "one_jvm" and fits_one_jvm(program):
-        return run_in_one_jvm(program, tests, problem.tests, ctx)
+        return WarmRun(kept=run_in_one_jvm(program, tests, problem.tests, ctx))
     if ctx.native_tests == "one_box" and fits_one_box(program, ctx):
         return run_in_one_box(program, tests, problem.tests, ctx)
-    return []
+    return WarmRun()
 
 
 def run_fresh(
@@ -220,7 +226,7 @@ def run_fresh(
     def one(test: ReferenceTest) -> TestRecord:
         limit = time_limit_s(test, ctx)
         if stop.is_set():
-            return TestRecord(name=test.name, verdict=None, time_limit_s=limit, detail="skipped after a time limit")
+            return skipped_record(test, limit)
         record, output = run_one_test(program, test, limit, problem, ctx)
         if is_borderline_time_limit(record):
             record, output = run_one_test(program, test, limit, problem, ctx)
@@ -251,13 +257,8 @@ def warm_record(run: WarmTest, limit_s: float, checks: PendingChecks) -> TestRec
     return record
 
 
-def time_limit_s(test: ReferenceTest, ctx: JudgeContext) -> float:
-    """The CPU-time limit of a revision on ``test``."""
-    return max(ctx.limits.time_floor_s, ctx.limits.time_factor * test.cpu_s)
-
-
-def wall_cap_s(limit_s: float) -> float:
-    return WALL_CAP_FACTOR * limit_s + WALL_CAP_EXTRA_S
+def skipped_record(test: ReferenceTest, limit_s: float) -> TestRecord:
+    return TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, detail="skipped after a time limit")
 
 
 def run_one_test(
@@ -265,20 +266,18 @@ def run_one_test(
 ) -> tuple[TestRecord, bytes | None]:
     """A test's run in a box of its own: its record, and its output when the run ended normally
     (the record's verdict is the checker's, still to come), else the run's verdict is set."""
-    limits = RunLimits(
-        wall_s=wall_cap_s(limit_s),
-        cpu_s=limit_s,
-        memory_mb=program.address_space_mb(ctx.limits.memory_mb),
-        output_bytes=ctx.limits.output_mb << 20,
-        file_size_mb=ctx.limits.output_mb,
-    )
     result = ctx.run(
         program.argv(ctx.limits.memory_mb),
-        limits=limits,
+        limits=test_run_limits(program, limit_s, ctx),
         stdin=problem.tests.input_path(test.name),
         mounts=[program.mount()],
         env=program.env(),
     )
+    return judged_run(result, test, limit_s)
+
+
+def judged_run(result: RunResult, test: ReferenceTest, limit_s: float) -> tuple[TestRecord, bytes | None]:
+    """A test's record from its run, and the run's output when it ended normally (to check)."""
     record = TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, wall_s=result.wall_s, cpu_s=result.cpu_s,
                         exit_code=result.exit_code, signal=result.signal, peak_rss_mb=result.peak_rss_mb)
     # RLIMIT_CPU has whole seconds; the rusage total also counts every process of the run.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+
+from linteval_ray.validate.sandbox.base import RunResult
 
 
 class WarmTest(BaseModel):
@@ -12,6 +14,14 @@ class WarmTest(BaseModel):
     stdout: bytes
     cpu_s: float
     wall_s: float
+
+
+class WarmRun(BaseModel):
+    """What a runner judged: the tests it kept, in order, and the run of the next one when that
+    ran out of CPU time (``native_runner``), for the judge to score as a time limit or not."""
+
+    kept: list[WarmTest] = Field(default_factory=list)
+    out_of_time: RunResult | None = None
 
 
 def within_budgets(done: list[WarmTest], limits: list[float], cpu_share: float) -> list[WarmTest]:

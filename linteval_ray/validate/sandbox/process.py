@@ -65,6 +65,11 @@ def cpu_limit_s(limits: RunLimits) -> int:
     return max(1, math.ceil(cpu))
 
 
+def killed_for_cpu(sig: int | None, cpu_s: float, limits: RunLimits) -> bool:
+    """Whether RLIMIT_CPU ended the run: SIGXCPU at the soft limit, SIGKILL at the hard one."""
+    return sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s >= cpu_limit_s(limits))
+
+
 def prlimit_argv(limits: RunLimits) -> list[str]:
     """``prlimit`` in front of the command: rlimits set before the first exec."""
     cpu = cpu_limit_s(limits)
@@ -254,7 +259,7 @@ def _classify(out: _Outcome, limits: RunLimits, exit_code_signals: bool) -> RunR
     if out.timed_out or out.output_exceeded:
         # We killed it: its status says SIGKILL, not what the program did.
         exit_code, sig = None, signal.SIGKILL
-    cpu_killed = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s >= cpu_limit_s(limits))
+    cpu_killed = killed_for_cpu(sig, cpu_s, limits)
     stderr = bytes(out.stderr)
     return RunResult(
         exit_code=exit_code,

@@ -30,7 +30,7 @@ from linteval_ray.validate.judge import (
     prepare_problem,
 )
 from linteval_ray.validate.judge.java_runner import fits_one_jvm, run_in_one_jvm
-from linteval_ray.validate.judge.run import time_limit_s
+from linteval_ray.validate.judge.limits import time_limit_s
 from tests.security.corpus import JAVA, Targets
 from tests.validate.judge.conftest import LIMITS
 
