@@ -178,7 +178,8 @@ class ValidationConfig(_Section):
         default="one_box",
         description="how a C++ or Python revision's tests run: 'one_box' runs them one after the other in one box "
         "per revision and keeps only tests that end normally and leave nothing behind (no process, file or IPC "
-        "object); from the first other test on, a box per test. 'fresh_box' gives every test a box of its own "
+        "object); from the first other test on, a box per test (one that ran out of CPU time is scored from its run "
+        "there). 'fresh_box' gives every test a box of its own "
         "(the reference path). Same verdicts, less CPU: see docs/security.md",
     )
     lint_profile: str = Field(

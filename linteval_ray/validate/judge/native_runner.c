@@ -1,14 +1,15 @@
-/* native_runner OUTPUT_CAP OUTPUT_BUDGET HEAD TAIL PROGRAM [ARG...] < PLAN: a C++ or Python
+/* native_runner INPUTS OUTPUT_CAP OUTPUT_BUDGET HEAD TAIL PROGRAM [ARG...] < PLAN: a C++ or Python
  * revision's tests, one after the other, in one box (see linteval_ray/validate/judge/native_runner.py).
  *
  * It runs as the box's pid 1 (no other process of the box holds its report pipe, and no program can
  * signal it) and refuses to run as any other pid: it ends each test with kill(-1), which outside a
  * pid namespace would reach every process of the uid.
  *
- * PLAN (stdin: no file of it in the box): one test a line, tab-separated: name, input file, CPU
+ * PLAN (stdin: no file of it in the box; INPUTS is the folder of the test inputs): one test a line, tab-separated: name, input file, CPU
  * budget ms, CPU limit s, wall budget ms, wall cap ms. Each test runs PROGRAM as a child with the
  * input file as stdin, BOX/.stdout and BOX/.stderr (files) as stdout and stderr, only those three
- * descriptors, and RLIMIT_CPU at the test's limit (the other rlimits are the box's, per process: the
+ * descriptors, no right to read any file of INPUTS (Landlock: the test's own input is its stdin, and
+ * no test reads another's), and RLIMIT_CPU at the test's limit (the other rlimits are the box's, per process: the
  * same a box of its own gives). After the child exits, or at the wall cap, every other process of
  * the box is killed and reaped; the test's CPU time is what this process's reaped children used
  * meanwhile (RUSAGE_CHILDREN: the child and every process it left behind).
@@ -32,6 +33,7 @@
 #include <limits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
@@ -197,9 +199,36 @@ static int create_file(const char *path) {
     return fd;
 }
 
-static void exec_test(const struct test *t, int out, int err, char **argv) {
+/* A Landlock ruleset under which no file of /HIDDEN can be opened for reading and every other file
+ * can (reading is the only access it handles: writes, listings and execs stay as they were); -1
+ * where the kernel has no Landlock. */
+static int ruleset_hiding(const char *hidden) {
+    struct landlock_ruleset_attr attr = {.handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE};
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    DIR *root = ruleset >= 0 ? opendir("/") : NULL;
+    if (!root)
+        return -1;
+    struct dirent *e;
+    while ((e = readdir(root))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, hidden))
+            continue;
+        int fd = openat(dirfd(root), e->d_name, O_PATH | O_CLOEXEC);
+        struct landlock_path_beneath_attr rule = {.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE, .parent_fd = fd};
+        if (fd < 0 || syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
+            closedir(root);
+            return -1;
+        }
+        close(fd);
+    }
+    closedir(root);
+    return ruleset;
+}
+
+static void exec_test(const struct test *t, int out, int err, int ruleset, char **argv) {
     int in = open(t->input, O_RDONLY | O_CLOEXEC);
     if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+        _exit(126);
+    if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
         _exit(126);
     close_range(3, ~0U, 0);
     struct rlimit cpu = {(rlim_t)t->cpu_limit_s, (rlim_t)t->cpu_limit_s + 1}; /* as a box's prlimit sets it */
@@ -310,8 +339,8 @@ static void stop(const char *name, const char *reason) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 6) {
-        fputs("usage: native_runner OUTPUT_CAP OUTPUT_BUDGET HEAD TAIL PROGRAM [ARG...] < PLAN\n", stderr);
+    if (argc < 7) {
+        fputs("usage: native_runner INPUTS OUTPUT_CAP OUTPUT_BUDGET HEAD TAIL PROGRAM [ARG...] < PLAN\n", stderr);
         return 125;
     }
     if (getpid() != 1) {
@@ -321,9 +350,13 @@ int main(int argc, char **argv) {
     prctl(PR_SET_DUMPABLE, 0); /* no program opens our report pipe through /proc */
     static struct test tests[MAX_TESTS];
     int count = read_plan(stdin, tests);
-    long cap = atol(argv[1]);
-    long budget = atol(argv[2]);
-    off_t head = atol(argv[3]), tail = atol(argv[4]);
+    const char *inputs = argv[1];
+    long cap = atol(argv[2]);
+    long budget = atol(argv[3]);
+    off_t head = atol(argv[4]), tail = atol(argv[5]);
+    int ruleset = inputs[0] == '/' && !strchr(inputs + 1, '/') ? ruleset_hiding(inputs + 1) : -1;
+    if (ruleset < 0)
+        stop(count ? tests[0].name : "end", "landlock"); /* no test may read another's input */
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -338,7 +371,7 @@ int main(int argc, char **argv) {
         if (child < 0)
             fail("fork");
         if (child == 0)
-            exec_test(t, out, err, argv + 5);
+            exec_test(t, out, err, ruleset, argv + 6);
         close(out);
         close(err);
         int status = 0;

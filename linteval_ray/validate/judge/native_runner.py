@@ -17,17 +17,20 @@ whose process was killed by RLIMIT_CPU (SIGXCPU, or SIGKILL at the hard limit) b
 cap comes back as its run (``WarmRun.out_of_time``), and the judge scores it as the box-per-test
 path would score that run, when that path would not run it again (``run.run_tests``).
 
-Why no test can help another (or the score): a test's CPU time is everything its processes used
-(the runner, as the box's pid 1, reaps whatever it left and kills what still runs); nothing
-outlives a kept test (no process, no file; SysV and POSIX IPC objects, which would outlive it in the
-box's IPC namespace, kill the test that asks for one, so it runs again in a box of its own where
-they are allowed); and the runner's report reaches us on a pipe only pid 1 holds, which no program
-can open (pid 1 is not dumpable) or signal. Every test input is visible read-only in the box, as
-in the Java runner: with no state carried over, reading a later input gains nothing.
+Why no test can help another (or the score): no test can read another's input (they are in the
+box, read-only, for the runner: a Landlock rule lets no test open any of them, its own is its
+stdin; without Landlock the runner judges nothing), so no test can do a later one's work; a
+test's CPU time is everything its processes used (the runner, as the box's pid 1, reaps whatever
+it left and kills what still runs); nothing outlives a kept test (no process, no file; SysV and
+POSIX IPC objects, which would outlive it in the box's IPC namespace, kill the test that asks for
+one, so it runs again in a box of its own where they are allowed); and the runner's report
+reaches us on a pipe only pid 1 holds, which no program can open (pid 1 is not dumpable) or
+signal.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -86,7 +89,7 @@ def run_in_one_box(
         f"{test.name}\t{INPUTS_DIR}/{inputs.input_path(test.name).name}\t{int(CPU_SHARE * limit * 1000)}\t"
         f"{cpu_limit_s(run)}\t{int(limit * 1000)}\t{int(run.wall_s * 1000)}\n"
         for (test, limit), run in zip(tests, test_limits, strict=True))
-    argv = [RUNNER, str(cap), str(budget), str(STDOUT_HEAD_BYTES), str(STDERR_TAIL_BYTES),
+    argv = [RUNNER, INPUTS_DIR, str(cap), str(budget), str(STDOUT_HEAD_BYTES), str(STDERR_TAIL_BYTES),
             *program.argv(ctx.limits.memory_mb)]
     limits = RunLimits(
         # Kept tests end within their limits; the one it stops at, within its wall cap.
@@ -109,10 +112,16 @@ def run_in_one_box(
     if len(kept) == len(done) < len(tests):
         out_of_time = read_out_of_time(result.stdout[at:], names[len(done)], test_limits[len(done)], cap)
     if len(kept) < len(tests) and out_of_time is None:
-        log.debug("one-box runner kept %d of %d tests: %s (exit %s, signal %s: %s)", len(kept), len(tests),
-                  result.stdout[at:at + REPORT_LINE_BYTES].split(b"\n")[0].decode("ascii", "replace"),
-                  result.exit_code, result.signal, result.stderr.decode("utf-8", "replace")[-300:])
+        _log_stop(result.stdout[at:at + REPORT_LINE_BYTES].split(b"\n")[0].decode("ascii", "replace"),
+                  f"kept {len(kept)} of {len(tests)} tests (exit {result.exit_code}, signal {result.signal}: "
+                  f"{result.stderr.decode('utf-8', 'replace')[-300:]})")
     return WarmRun(kept=kept, out_of_time=out_of_time)
+
+
+def _log_stop(line: str, what: str) -> None:
+    if line.endswith(" landlock"):
+        _warn_no_landlock()
+    log.debug("one-box runner: %s; %s", line, what)
 
 
 def read_report(report: bytes, names: list[str]) -> tuple[list[WarmTest], int]:
@@ -148,6 +157,12 @@ def read_out_of_time(report: bytes, name: str, limits: RunLimits, cap: int) -> R
     return RunResult(exit_code=None, signal=sig, stdout=report[start:start + head], stderr=report[start + head:],
                      wall_s=wall_ns / 1e9, cpu_s=cpu_s, timed_out=killed_for_cpu(sig, cpu_s, limits),
                      peak_rss_mb=maxrss_kb / 1024)
+
+
+@functools.cache
+def _warn_no_landlock() -> None:
+    log.warning("this kernel has no Landlock, which keeps a test from reading the other tests' inputs: C++ and "
+                "Python tests take a box each (validation.native_tests: fresh_box does so without trying)")
 
 
 def _report_line(report: bytes, at: int) -> list[str]:

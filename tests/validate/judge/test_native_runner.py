@@ -1,0 +1,237 @@
+"""C++ and Python tests in one box per revision judge exactly as a box per test.
+
+Every program is judged twice with real compilers, interpreters, checkers and bwrap:
+``native_tests: fresh_box`` (the reference path) and ``one_box``; verdicts, counts and per-test
+verdicts must agree, with one job (a validation actor's: with more, the box-per-test path may
+start a test after the one that ran out of time, by the host's timing). Each case also says how
+many tests the runner keeps (normal endings) and whether it hands back a run that ran out of CPU
+time, so a runner that silently fell back on everything would fail here.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from bench.naive import reference_revision
+from linteval_ray.config import NativeTests
+from linteval_ray.config import TestLimits as Limits  # aliased: pytest would collect Test*
+from linteval_ray.load.presets import bundled_path
+from linteval_ray.schema.record import Language, LintEvalRecord
+from linteval_ray.schema.result import Verdict
+from linteval_ray.validate.judge import (
+    JudgeContext,
+    JudgeResult,
+    PreparedProblem,
+    compile_program,
+    judge_revision,
+    prepare_problem,
+)
+from linteval_ray.validate.judge.limits import time_limit_s
+from linteval_ray.validate.judge.native_runner import fits_one_box, run_in_one_box
+from linteval_ray.validate.judge.warm import WarmRun
+from linteval_ray.validate.sandbox import SandboxError, make_sandbox
+from linteval_ray.validate.sandbox.base import RunLimits
+from tests.security.corpus import CPP, PY, Targets
+from tests.validate.judge import problems
+
+ALL = -1  # every test of the problem
+TIMING = {"wall_s", "cpu_s", "memory_mb"}  # of a first failure: the host's, not the program's
+
+
+class Case(NamedTuple):
+    language: Language
+    code: str
+    kept: int  # tests the runner keeps: ALL, or a count
+    scored_there: bool = False  # the next test ran out of time in the runner and was scored from that run
+    verdict: Verdict = Verdict.PASSED
+
+
+def cpp(body: str, *, before: str = "") -> str:
+    """A C++ program of the sum/mean problem: ``body`` runs in main after ``s`` (sum) and ``n`` are read."""
+    return f"""#include <bits/stdc++.h>
+#include <csignal>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+#include <unistd.h>
+{before}
+int main() {{
+    int n; std::cin >> n;
+    long long s = 0;
+    for (int i = 0; i < n; i++) {{ long long a; std::cin >> a; s += a; }}
+{body}
+}}
+"""
+
+
+ANSWER = 'printf("%lld %.9f\\n", s, (double)s / n); fflush(stdout);'
+PY_READ = "import os, sys, time\nn = int(input())\na = list(map(int, input().split()))\n"
+PY_ANSWER = "print(sum(a), sum(a) / n, flush=True)\n"
+SPIN = "for (volatile int k = 0;; k++) {}"
+# The sum/mean problem's inputs start with n: 1 and 5 in its two smallest tests.
+CASES: dict[str, Case] = {
+    "plain": Case("cpp", cpp(ANSWER), ALL),
+    "wrong_answer": Case("cpp", cpp('printf("%lld 0\\n", s + 1);'), ALL, verdict=Verdict.WRONG_ANSWER),
+    "stderr_noise": Case("cpp", cpp(f'for (int i = 0; i < 1000; i++) fprintf(stderr, "noise %d\\n", i); {ANSWER}'),
+                         ALL),
+    "scratch_file_removed": Case("cpp", cpp(f'FILE* f = fopen("/tmp/scratch", "w"); fputs("x", f); fclose(f); '
+                                            f'unlink("/tmp/scratch"); {ANSWER}'), ALL),
+    # Near the output cap on every test, passed (the checker ignores trailing spaces): two fit the budget.
+    "large_outputs": Case("cpp", cpp(f'{ANSWER} for (int i = 0; i < 700 * 1024; i++) putchar(32);'), 2),
+    "exit_three": Case("cpp", cpp(f"{ANSWER} return 3;"), 0, verdict=Verdict.RUNTIME_ERROR),
+    "killed_by_itself": Case("cpp", cpp(f"{ANSWER} raise(SIGKILL);"), 0, verdict=Verdict.RUNTIME_ERROR),
+    "orphan_left_running": Case("cpp", cpp(f"if (fork() == 0) {{ {SPIN} }} {ANSWER}"), 0),
+    "file_left_in_tmp": Case("cpp", cpp(f'FILE* f = fopen("/tmp/left", "a"); fputs("x", f); fclose(f); {ANSWER}'), 0),
+    "file_left_in_the_work_dir": Case("cpp", cpp(f'FILE* f = fopen("left", "a"); fputs("x", f); fclose(f); {ANSWER}'),
+                                      0),
+    "sysv_shared_memory": Case("cpp", cpp(f"shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600); {ANSWER}"), 0),
+    "stderr_past_the_cap": Case("cpp", cpp(f"{ANSWER} for (int i = 0; i < (3 << 20); i++) fputc(120, stderr);"), 0,
+                                verdict=Verdict.OUTPUT_LIMIT),
+    "spinner": Case("cpp", cpp(SPIN), 0, scored_there=True, verdict=Verdict.TIME_LIMIT),
+    "spinner_ignoring_sigxcpu": Case("cpp", cpp(f"signal(SIGXCPU, SIG_IGN); {SPIN}"), 0, scored_there=True,
+                                     verdict=Verdict.TIME_LIMIT),
+    "spins_from_n_2_on": Case("cpp", cpp(f"if (n > 1) {{ {SPIN} }} {ANSWER}"), 1, scored_there=True,
+                              verdict=Verdict.TIME_LIMIT),
+    # Half a second of its own, then a child's second until RLIMIT_CPU: the run's CPU is past the limit.
+    "spinning_child_with_a_waiting_parent": Case("cpp", cpp(f"while (clock() < CLOCKS_PER_SEC / 2) {{}} "
+                                                            f"if (fork() == 0) {{ {SPIN} }} wait(nullptr); {ANSWER}",
+                                                            before="#include <sys/wait.h>"), 0,
+                                                 verdict=Verdict.TIME_LIMIT),
+    "py_plain": Case("py3", PY_READ + PY_ANSWER, ALL),
+    "py_exit_three": Case("py3", PY_READ + PY_ANSWER + "sys.exit(3)\n", 0, verdict=Verdict.RUNTIME_ERROR),
+    "py_orphan": Case("py3", PY_READ + "if os.fork() == 0:\n    time.sleep(60)\n" + PY_ANSWER, 0),
+    "py_file_left": Case("py3", PY_READ + "open('/tmp/left', 'a').write('x')\n" + PY_ANSWER, 0),
+    "py_spinner": Case("py3", PY_READ + "while True:\n    pass\n", 0, scored_there=True, verdict=Verdict.TIME_LIMIT),
+    "py_memory_error": Case("py3", PY_READ + "b = bytearray(1 << 40)\n", 0, verdict=Verdict.MEMORY_LIMIT),
+}
+TARGETS = Targets(port=9, sentinel_pid=1 << 22, validator_pid=1 << 22, planted_file="/nonexistent/planted",
+                  output_file="/nonexistent/out", other_work_file="/nonexistent/work", cache_dir="/nonexistent/cache")
+HOSTILE = {f"{case.language}_{case.name}": (case.language, TARGETS.fill(case.code)) for case in CPP + PY}
+
+
+def outcome(result: JudgeResult) -> tuple[object, ...]:
+    return (result.compile_ok, result.verdict, result.tests_generated, result.tests_passed, result.tests_failed,
+            result.tests_dropped, result.tests_skipped, [t.verdict for t in result.tests], result.detail)
+
+
+def both_paths(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext
+               ) -> dict[NativeTests, tuple[JudgeResult, int]]:
+    """Each path's result, and how many sandboxed runs it took."""
+    results = {}
+    for mode in ("fresh_box", "one_box"):
+        ctx.native_tests = mode
+        before = ctx.sandbox_runs
+        results[mode] = judge_revision(language, code, problem, ctx), ctx.sandbox_runs - before
+    return results
+
+
+def in_one_box(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext) -> WarmRun:
+    """What the one-box runner itself judged."""
+    out = Path(tempfile.mkdtemp(dir=ctx.scratch)) / "prog"
+    compiled = compile_program(language, code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=out,
+                               cache=ctx.cache)
+    assert compiled.program is not None, compiled.error
+    assert fits_one_box(compiled.program, ctx)
+    tests = [(t, time_limit_s(t, ctx)) for t in problem.reference.tests]
+    return run_in_one_box(compiled.program, tests, problem.tests, ctx)
+
+
+@pytest.fixture
+def one_job(make_ctx: Callable[..., JudgeContext]) -> JudgeContext:
+    return make_ctx(jobs=1)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_program_gets_the_same_verdicts_in_one_box_as_in_a_box_per_test(
+    name: str, prepared: Callable[[Language], PreparedProblem], one_job: JudgeContext
+) -> None:
+    case = CASES[name]
+    problem = prepared(case.language)
+    (fresh, fresh_runs), (one_box, one_box_runs) = both_paths(case.language, case.code, problem, one_job).values()
+    assert outcome(one_box) == outcome(fresh), fresh.detail
+    assert fresh.verdict == case.verdict, fresh.detail
+    ran = in_one_box(case.language, case.code, problem, one_job)
+    kept = len(problem.reference.tests) if case.kept == ALL else case.kept
+    assert len(ran.kept) == kept
+    # One run of the runner instead of one per kept test, and one for the test it stopped at if scored there.
+    assert fresh_runs - one_box_runs == (kept if case.scored_there else kept - 1)
+    if case.scored_there:
+        assert ran.out_of_time is not None and ran.out_of_time.timed_out
+
+
+def test_a_program_in_the_box_reaches_nothing_of_the_runner(
+    prepared: Callable[[Language], PreparedProblem], one_job: JudgeContext
+) -> None:
+    """It ends normally either way; what it printed says whether any door was open: the runner's
+    report (its stdout) through /proc, a signal to it, its memory, or another test's input."""
+    attempts = """
+    kill(1, SIGKILL);  // pid 1 of a pid namespace gets no signal it has no handler for
+    kill(1, SIGTERM);
+    bool reached = open("/proc/1/fd/1", O_WRONLY) >= 0 || open("/proc/1/mem", O_RDONLY) >= 0
+        || open("/proc/1/environ", O_RDONLY) >= 0;
+    for (const char* dir : {"/inputs", "/proc/self/root/inputs", "/proc/1/root/inputs"}) {  // the other inputs
+        if (DIR* d = opendir(dir)) {
+            while (dirent* e = readdir(d)) {
+                std::string path = std::string(dir) + "/" + e->d_name;
+                if (e->d_name[0] != '.' && open(path.c_str(), O_RDONLY) >= 0) reached = true;
+            }
+            closedir(d);
+        }
+    }
+    if (reached) printf("REACHED\\n"); else { """ + ANSWER + " }"
+    problem = prepared("cpp")
+    ran = in_one_box("cpp", cpp(attempts), problem, one_job)
+    assert len(ran.kept) == len(problem.reference.tests)
+    assert not [t.name for t in ran.kept if b"REACHED" in t.stdout]
+    assert judge_revision("cpp", cpp(attempts), problem, one_job).verdict == Verdict.PASSED
+
+
+def test_the_runner_refuses_to_run_outside_a_box_of_its_own(ctx: JudgeContext) -> None:
+    """As any pid but 1 its kill(-1) would reach every process of the uid: rlimits has no pid namespace."""
+    sandbox = make_sandbox("rlimits", allow_unsafe=True)
+    assert not sandbox.pid_namespace
+    with pytest.raises(SandboxError, match="pid 1"):
+        sandbox.run(["/bin/true"], workdir=ctx.scratch, limits=RunLimits(wall_s=5), as_pid1=True)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_programs_get_the_same_verdicts_in_one_box(
+    name: str, make_ctx: Callable[..., JudgeContext]
+) -> None:
+    language, code = HOSTILE[name]
+    ctx = make_ctx(jobs=1)
+    problem = prepare_problem(problems.record(language), ctx)
+    (fresh, _), (one_box, _) = both_paths(language, code, problem, ctx).values()
+    assert outcome(one_box) == outcome(fresh), fresh.detail
+
+
+def first_failure(result: JudgeResult) -> dict[str, object] | None:
+    return result.first_failure.model_dump(exclude=TIMING) if result.first_failure else None
+
+
+def bundled_native() -> list[LintEvalRecord]:
+    records = [LintEvalRecord.model_validate_json(line) for line in bundled_path().read_text().splitlines()]
+    return [r for r in records if r.language in ("cpp", "py3")]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)  # 10 problems: 30 testlib compiles in a cold session cache
+def test_bundled_samples_get_the_same_verdicts_and_counts_in_one_box(make_ctx: Callable[..., JudgeContext]) -> None:
+    ctx = make_ctx(limits=Limits(), jobs=1)  # the defaults a run uses
+    verdicts = set()
+    for record in bundled_native():
+        problem = prepare_problem(record, ctx)
+        code = reference_revision(record) or ""
+        (fresh, _), (one_box, _) = both_paths(record.language, code, problem, ctx).values()
+        assert outcome(one_box) == outcome(fresh), record.sample_id
+        assert first_failure(one_box) == first_failure(fresh), record.sample_id
+        verdicts.add(fresh.verdict)
+    assert {Verdict.PASSED, Verdict.WRONG_ANSWER, Verdict.TIME_LIMIT} <= verdicts
