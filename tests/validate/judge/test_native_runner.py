@@ -112,12 +112,16 @@ CASES: dict[str, Case] = {
 }
 TARGETS = Targets(port=9, sentinel_pid=1 << 22, validator_pid=1 << 22, planted_file="/nonexistent/planted",
                   output_file="/nonexistent/out", other_work_file="/nonexistent/work", cache_dir="/nonexistent/cache")
-HOSTILE = {f"{case.language}_{case.name}": (case.language, TARGETS.fill(case.code)) for case in CPP + PY}
+# Both sleepers meet the wall cap, which the runner hands back to a box of its own: one is enough (~45 s).
+HOSTILE = {f"{case.language}_{case.name}": (case.language, TARGETS.fill(case.code)) for case in CPP + PY
+           if case.name != "closes_stdout_and_keeps_running"}
 
 
 def outcome(result: JudgeResult) -> tuple[object, ...]:
+    """What both paths must agree on (a compiler's message is not theirs: it can name its own allocations)."""
     return (result.compile_ok, result.verdict, result.tests_generated, result.tests_passed, result.tests_failed,
-            result.tests_dropped, result.tests_skipped, [t.verdict for t in result.tests], result.detail)
+            result.tests_dropped, result.tests_skipped, [t.verdict for t in result.tests],
+            result.detail if result.compile_ok else None)
 
 
 def both_paths(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext
@@ -192,7 +196,7 @@ def test_a_program_in_the_box_reaches_nothing_of_the_runner(
     assert judge_revision("cpp", cpp(attempts), problem, one_job).verdict == Verdict.PASSED
 
 
-def test_the_runner_refuses_to_run_outside_a_box_of_its_own(ctx: JudgeContext) -> None:
+def test_a_sandbox_without_a_pid_namespace_refuses_a_run_as_its_pid_1(ctx: JudgeContext) -> None:
     """As any pid but 1 its kill(-1) would reach every process of the uid: rlimits has no pid namespace."""
     sandbox = make_sandbox("rlimits", allow_unsafe=True)
     assert not sandbox.pid_namespace
