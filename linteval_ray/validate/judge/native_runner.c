@@ -293,26 +293,18 @@ static void write_all(const char *data, size_t n) {
     }
 }
 
-static void send_output(int fd, off_t size) {
+/* SIZE bytes of FD from offset FROM to the report. */
+static void send_range(int fd, off_t from, off_t size) {
     char buffer[1 << 16];
-    off_t sent = 0;
-    while (sent < size) {
-        ssize_t got = pread(fd, buffer, sizeof buffer, sent);
+    for (off_t end = from + size; from < end;) {
+        ssize_t got = pread(fd, buffer, sizeof buffer, from);
         if (got <= 0)
             fail("read the output");
-        if (got > size - sent)
-            got = size - sent;
+        if (got > end - from)
+            got = end - from;
         write_all(buffer, (size_t)got);
-        sent += got;
+        from += got;
     }
-}
-
-static void send_part(int fd, off_t from, off_t size) {
-    char *buffer = malloc((size_t)size + 1);
-    if (!buffer || pread(fd, buffer, (size_t)size, from) != size)
-        fail("read the output");
-    write_all(buffer, (size_t)size);
-    free(buffer);
 }
 
 /* A test whose process ran out of CPU time: how it ended, the first HEAD bytes of its stdout and the
@@ -327,8 +319,8 @@ static void ended(const char *name, int sig, int64_t cpu, int64_t wall, long max
     printf("ended %s %d %lld %lld %ld %lld %lld %lld %lld\n", name, sig, (long long)cpu, (long long)wall, maxrss_kb,
            (long long)size, (long long)err_size, (long long)head, (long long)tail);
     fflush(stdout);
-    send_part(out, 0, head);
-    send_part(err, err_size - tail, tail);
+    send_range(out, 0, head);
+    send_range(err, err_size - tail, tail);
     exit(0);
 }
 
@@ -399,7 +391,7 @@ int main(int argc, char **argv) {
             stop(t->name, why);
         printf("done %s %lld %lld %lld\n", t->name, (long long)cpu, (long long)wall, (long long)size);
         fflush(stdout);
-        send_output(out, size);
+        send_range(out, 0, size);
         close(out);
         close(err);
         budget -= size;

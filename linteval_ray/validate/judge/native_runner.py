@@ -40,7 +40,7 @@ from linteval_ray.validate.judge.compile import CompiledProgram
 from linteval_ray.validate.judge.failure import HEAD_BYTES
 from linteval_ray.validate.judge.limits import test_run_limits
 from linteval_ray.validate.judge.warm import WarmRun, WarmTest, within_budgets
-from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
+from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, SandboxError
 from linteval_ray.validate.sandbox.native import compiled
 from linteval_ray.validate.sandbox.process import cpu_limit_s, killed_for_cpu
 from linteval_ray.validate.scratch import work_dir
@@ -71,8 +71,20 @@ STDERR_TAIL_BYTES = 4 * DETAIL_CAP + 3
 
 
 def fits_one_box(program: CompiledProgram, ctx: JudgeContext) -> bool:
-    """C++ or Python, in a sandbox whose every run has a pid namespace of its own."""
-    return program.language in LANGUAGES and ctx.sandbox.pid_namespace
+    """C++ or Python, in a sandbox whose every run has a pid namespace of its own, on a node that
+    can build the runner."""
+    return program.language in LANGUAGES and ctx.sandbox.pid_namespace and runner_binary() is not None
+
+
+@functools.cache
+def runner_binary() -> str | None:
+    """The runner, built once per node; None (and a warning, once) where it cannot be: kernel
+    headers without Landlock (before 5.13), a libc without ``close_range`` (before 2.34)."""
+    try:
+        return compiled(SOURCE)
+    except SandboxError as exc:
+        log.warning("C++ and Python tests take a box each (slower, same verdicts): %s", exc)
+        return None
 
 
 def run_in_one_box(
@@ -80,7 +92,8 @@ def run_in_one_box(
 ) -> WarmRun:
     """The longest prefix of ``tests`` (each with its time limit) that ended normally in one box,
     and the run of the next test when RLIMIT_CPU ended it."""
-    if not tests:
+    binary = runner_binary()
+    if not tests or binary is None:
         return WarmRun()
     cap = ctx.limits.output_mb << 20
     budget = OUTPUT_BUDGET_CAPS * cap
@@ -100,8 +113,7 @@ def run_in_one_box(
         output_bytes=budget + REPORT_LINE_BYTES * (len(tests) + 1) + STDOUT_HEAD_BYTES + STDERR_TAIL_BYTES,
         file_size_mb=ctx.limits.output_mb,
     )
-    mounts = [program.mount(), Mount(src=inputs.directory, dst=INPUTS_DIR), Mount(src=Path(compiled(SOURCE)),
-                                                                                  dst=RUNNER)]
+    mounts = [program.mount(), Mount(src=inputs.directory, dst=INPUTS_DIR), Mount(src=Path(binary), dst=RUNNER)]
     with work_dir(ctx.scratch, "native-runner-") as workdir:
         result = ctx.run_in(workdir, argv, limits=limits, stdin=plan.encode(), mounts=mounts, env=program.env(),
                             as_pid1=True)

@@ -193,11 +193,11 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
     limits = [time_limit_s(test, ctx) for test in tests]
     ran = run_in_one_runner(program, list(zip(tests, limits, strict=True)), problem, ctx)
     records = [warm_record(run, limit, checks) for run, limit in zip(ran.kept, limits, strict=False)]
-    rest = tests[len(records):]
+    rest, rest_limits = tests[len(records):], limits[len(records):]
     if ran.out_of_time is not None and rest:
-        record, _ = judged_run(ran.out_of_time, rest[0], limits[len(records)])
+        record, _ = judged_run(ran.out_of_time, rest[0], rest_limits[0])
         if record.verdict == Verdict.TIME_LIMIT and not is_borderline_time_limit(record):
-            skipped = [skipped_record(test, time_limit_s(test, ctx)) for test in rest[1:]]
+            skipped = [skipped_record(test, limit) for test, limit in zip(rest[1:], rest_limits[1:], strict=True)]
             checks.finish()
             return [*records, record, *skipped]
     records += run_fresh(program, rest, problem, ctx, checks)
