@@ -69,10 +69,23 @@ def _user_namespaces_work(prefix: list[str]) -> str | None:
     return None if done.returncode == 0 else done.stderr.strip() or f"exit {done.returncode}"
 
 
+def _closed_to_others(path: Path) -> Path | None:
+    """The first folder above ``path`` that another uid cannot pass through, if any."""
+    for folder in (path, *path.parents):
+        if not folder.stat().st_mode & 0o001:
+            return folder
+    return None
+
+
 def test_unprivileged_box_has_a_sized_tmp_and_no_privileges(unprivileged_home: Path) -> None:
     prefix = _as_unprivileged()
     if (why := _user_namespaces_work(prefix)) is not None:
         pytest.skip(f"this host cannot make unprivileged user namespaces: {why}")
+    # As root the child runs as nobody, which must reach the checkout and its interpreter.
+    closed = _closed_to_others(REPO) or _closed_to_others(Path(sys.prefix)) if prefix else None
+    if closed is not None:
+        pytest.skip(f"uid {NOBODY} cannot reach the checkout or its venv: {closed} is closed to other users "
+                    "(clone into a folder others can pass through, e.g. chmod o+x)")
     env = {"PATH": "/usr/bin:/bin", "HOME": str(unprivileged_home), "PYTHONPATH": str(REPO),
            "LINTEVAL_CACHE_DIR": str(unprivileged_home / "cache")}
     with shmem_rise() as rise:
