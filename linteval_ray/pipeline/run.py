@@ -31,7 +31,13 @@ from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import digest_in_background
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.stage import Stage, check_chain
-from linteval_ray.pipeline.stages import cache_counts, out_of_service_reports, pipeline_stages, shared_cache_validation
+from linteval_ray.pipeline.stages import (
+    cache_counts,
+    out_of_service_reports,
+    pipeline_stages,
+    pool_autoscaling,
+    shared_cache_validation,
+)
 from linteval_ray.reduce.reduce import Reduction, reduce_run
 from linteval_ray.report.publish import publish
 from linteval_ray.store import manifest as manifests
@@ -203,6 +209,7 @@ def _execute(stages: list[Stage], ds: ray.data.Dataset, expected: int | None, al
     check_chain(stages, stream_schema().names)
     for stage in stages:
         ds = stage.apply(ds)
+    ds.context.autoscaling_config = pool_autoscaling()  # the context the dataset runs with
     progress = Progress(total=expected, already_done=already_done)
     context = ray.data.DataContext.get_current()
     ray_bars = context.enable_progress_bars

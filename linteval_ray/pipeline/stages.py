@@ -9,7 +9,7 @@ import logging
 import os
 import socket
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -21,6 +21,9 @@ from linteval_ray.schema.rows import GENERATION_COLUMNS
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import write_shard
 
+if TYPE_CHECKING:
+    from ray.data.context import AutoscalingConfig
+
 log = logging.getLogger(__name__)
 
 STORE_NUM_CPUS = 0.1  # one Parquet encode and one write per batch
@@ -29,6 +32,10 @@ STORE_NUM_CPUS = 0.1  # one Parquet encode and one write per batch
 # answer infra_error rows instead, so a node that keeps failing its canaries cannot loop forever.
 HANDOVERS_PER_NODE = 2
 EXIT_OUT_OF_SERVICE = 75  # the exit status of a worker handing its batch over (EX_TEMPFAIL)
+# One batch in flight per validation actor: a batch takes seconds to minutes, so a second one queued
+# on a busy actor waits there while another actor (still starting, or done) sits idle. Ray Data's
+# default (2) let the first actor up take both batches of a problem.
+BATCHES_IN_FLIGHT_PER_ACTOR = 1
 SUMMARY_SCHEMA = pa.schema(
     [("row_id", pa.string()), ("status", pa.string()), ("pass_at_1", pa.bool_()),
      ("language", pa.string()), ("total_s", pa.float64()), ("shard", pa.string())]
@@ -140,10 +147,8 @@ def validation_stage(config: RunConfig, folder: RunFolder, prompt_version: str |
     pool = config.validation.pool
     min_actors, max_actors = actor_pool_size(config)
     map_kwargs: dict[str, Any] = {
-        # One batch in flight per actor: a batch takes seconds to minutes, so a second one queued
-        # on a busy actor waits there while another actor (still starting, or done) sits idle.
-        # Ray Data's default (2) let the first actor up take both batches of a problem.
-        "compute": ActorPoolStrategy(min_size=min_actors, max_size=max_actors, max_tasks_in_flight_per_actor=1),
+        "compute": ActorPoolStrategy(min_size=min_actors, max_size=max_actors,
+                                     max_tasks_in_flight_per_actor=BATCHES_IN_FLIGHT_PER_ACTOR),
         "batch_size": pool.batch_size,
         "batch_format": "pyarrow",
         "num_cpus": pool.num_cpus,
@@ -161,6 +166,20 @@ def validation_stage(config: RunConfig, folder: RunFolder, prompt_version: str |
         required_columns=("sample_id", "draw", "record_json", *GENERATION_COLUMNS),
         output_schema=result_schema(),
     )
+
+
+def pool_autoscaling() -> AutoscalingConfig:
+    """When Ray Data grows the validation pool: as soon as every actor has its batch.
+
+    Ray Data adds actors when a pool's tasks in flight reach 1.75x its actors (its default
+    threshold), which a pool of one batch in flight per actor never reaches: runs stayed at
+    ``min_actors`` whatever the cluster held (Ray warned "will not allow it to scale up"). The
+    threshold is the dataset's: any other autoscaling actor pool of the run (ray.data.llm's CPU
+    stages; the vLLM engines are a fixed pool) also grows once its slots are full. Idle actors
+    go as Ray Data's default has it (below half busy, one at a time)."""
+    from ray.data.context import AutoscalingConfig
+
+    return AutoscalingConfig(actor_pool_util_upscaling_threshold=float(BATCHES_IN_FLIGHT_PER_ACTOR))
 
 
 def shared_cache_validation(validation: ValidationConfig, folder: RunFolder) -> ValidationConfig:

@@ -101,13 +101,15 @@ def _verdicts(out: Path) -> dict[str, tuple]:
                           json.dumps(r["metrics"], sort_keys=True)) for r in _results(out)}
 
 
-def test_one_and_several_validation_actors_give_identical_rows(tmp_path: Path):
+def test_the_default_pool_grows_past_one_actor_and_gives_the_same_rows_as_one(tmp_path: Path):
     samples = small_mix()
     one = run(_config(str(tmp_path / "one"), samples, "validation.pool.max_actors=1",
                       "validation.pool.batch_size=4"))
-    several = run(_config(str(tmp_path / "several"), samples, "validation.pool.max_actors=2",
-                          "validation.pool.min_actors=2", "validation.pool.batch_size=1"))
-    assert _verdicts(Path(one.output)) == _verdicts(Path(several.output))
+    # The default pool: min_actors 1, at most one actor per CPU (2 here: the cores + 1 logical CPU).
+    grown = run(_config(str(tmp_path / "grown"), samples, "validation.pool.batch_size=1"))
+    assert _verdicts(Path(one.output)) == _verdicts(Path(grown.output))
+    workers = {r["worker"] for r in _results(Path(grown.output))}
+    assert len(workers) >= 2, f"every batch went to one actor: {workers}"
 
 
 def test_malformed_input_rows_become_named_result_rows(tmp_path: Path):
