@@ -109,9 +109,9 @@ def run(config: RunConfig) -> RunOutcome:
     log.info("rows: %d already done by earlier attempts; streaming %s (%d draws per sample)",
              len(done), url, config.generation.n)
     intake: list[Stage] = [admit_stage(folder, _broadcast(done), url), batches_stage(config, url)]
-    expected = _rows_expected(config, source.rows, len(done))
-    stages = pipeline_stages(config, folder, intake, generation, expected)
-    _execute(stages, read_inputs(config, url, folder.store), expected=expected, already_done=len(done))
+    stages = pipeline_stages(config, folder, intake, generation)
+    _execute(stages, read_inputs(config, url, folder.store), expected=_rows_expected(config, source.rows, len(done)),
+             already_done=len(done))
 
     reduction = reduce_run(folder, config.generation.health)
     # The report reads the originals it shows back from the split (report/originals.py originals_of_run).

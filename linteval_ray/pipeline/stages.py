@@ -133,11 +133,8 @@ def store_batch(batch: pa.Table, folder: RunFolder, rows_per_shard: int) -> pa.T
     )
 
 
-def validation_stage(config: RunConfig, folder: RunFolder, prompt_version: str | None,
-                     start_actors: int | None = None) -> BatchStage:
-    """The CPU actor pool judging every generated row (needs Ray up: it sizes the pool). It
-    starts with ``start_actors`` (within its bounds; default ``min_actors``) and grows as
-    ``pool_autoscaling`` says.
+def validation_stage(config: RunConfig, folder: RunFolder, prompt_version: str | None) -> BatchStage:
+    """The CPU actor pool judging every generated row (needs Ray up: it sizes the pool).
 
     Rows arrive ordered by problem (``pipeline.inputs.input_rows``) and each batch goes to one
     actor whole, so a problem's samples of every language share an actor when they fit in a
@@ -149,9 +146,8 @@ def validation_stage(config: RunConfig, folder: RunFolder, prompt_version: str |
 
     pool = config.validation.pool
     min_actors, max_actors = actor_pool_size(config)
-    initial = min(max(start_actors or min_actors, min_actors), max_actors)
     map_kwargs: dict[str, Any] = {
-        "compute": ActorPoolStrategy(min_size=min_actors, max_size=max_actors, initial_size=initial,
+        "compute": ActorPoolStrategy(min_size=min_actors, max_size=max_actors,
                                      max_tasks_in_flight_per_actor=BATCHES_IN_FLIGHT_PER_ACTOR),
         "batch_size": pool.batch_size,
         "batch_format": "pyarrow",
@@ -173,30 +169,25 @@ def validation_stage(config: RunConfig, folder: RunFolder, prompt_version: str |
 
 
 def pool_autoscaling() -> AutoscalingConfig:
-    """When Ray Data grows the validation pool: as soon as every actor has its batch.
+    """When Ray Data grows and shrinks the validation pool.
 
-    Ray Data adds actors when a pool's tasks in flight reach 1.75x its actors (its default
-    threshold), which a pool of one batch in flight per actor never reaches: runs stayed at
-    ``min_actors`` whatever the cluster held (Ray warned "will not allow it to scale up"). The
-    threshold is the dataset's: any other autoscaling actor pool of the run (ray.data.llm's CPU
-    stages; the vLLM engines are a fixed pool) also grows once its slots are full. It grows one
-    actor at a time (an actor still starting counts as a free one), which suits rows that arrive
-    as a model makes them; rows that are all there at once start their actors at once
-    (``starting_actors``). Idle actors go as Ray Data's default has it (below half busy, one at
-    a time, not within 10 s of growing)."""
+    Grow as soon as every actor has its batch: Ray Data adds actors when a pool's tasks in
+    flight reach 1.75x its actors (its default threshold), which a pool of one batch in flight
+    per actor never reaches, so runs stayed at ``min_actors`` whatever the cluster held (Ray
+    warned "will not allow it to scale up"). Its autoscaler then sizes the pool to the batches
+    it sees, in flight and queued, up to ``max_actors``: a large cluster fills in one step.
+
+    Shrink only when no actor has a batch (and at the end of the input): by default an actor is
+    released when the pool is half idle, which happens whenever the queue runs dry for a moment
+    (the split's last, partial batch comes after the others): a new actor then starts for the
+    next batch, ~10 CPU-s of start-up and warm linters thrown away each time (measured).
+
+    Both are the dataset's: any other autoscaling actor pool of the run (ray.data.llm's CPU
+    stages; the vLLM engines are a fixed pool) follows them too."""
     from ray.data.context import AutoscalingConfig
 
-    return AutoscalingConfig(actor_pool_util_upscaling_threshold=float(BATCHES_IN_FLIGHT_PER_ACTOR))
-
-
-def starting_actors(config: RunConfig, rows_expected: int | None) -> int | None:
-    """As many validation actors as the run's batches, when every row is there from the start
-    (replayed predictions, the dataset's own revisions): the pool would otherwise grow one actor
-    start-up at a time (minutes to fill a large cluster). None (``min_actors``) when the rows
-    come from a model or their number is not known before the stream."""
-    if rows_expected is None:
-        return None
-    return -(-rows_expected // config.validation.pool.batch_size)
+    return AutoscalingConfig(actor_pool_util_upscaling_threshold=float(BATCHES_IN_FLIGHT_PER_ACTOR),
+                             actor_pool_util_downscaling_threshold=0.0)
 
 
 def shared_cache_validation(validation: ValidationConfig, folder: RunFolder) -> ValidationConfig:
@@ -245,7 +236,7 @@ def _node_id() -> str:
 
 
 def pipeline_stages(config: RunConfig, folder: RunFolder, intake: list[Stage],
-                    generation: GenerationBackend, rows_expected: int | None = None) -> list[Stage]:
+                    generation: GenerationBackend) -> list[Stage]:
     """intake (admit, batches: in the read's task) → generate → validate → store, with the light
     stages around validation run inside the validation actor where they can be, so that a run has
     as few Ray Data operators (and their Python workers, tasks and object-store hops per batch)
@@ -257,9 +248,7 @@ def pipeline_stages(config: RunConfig, folder: RunFolder, intake: list[Stage],
       (``store_batch_size <= batch_size``: each batch is cut into shards); a larger shard gathers
       several batches, in an operator of its own."""
     pool = config.validation.pool
-    ready = generation.runs_in_validation_actor  # no model: every row is there at once
-    validate = validation_stage(config, folder, generation.prompt_version,
-                                starting_actors(config, rows_expected) if ready else None)
+    validate = validation_stage(config, folder, generation.prompt_version)
     store = store_stage(config, folder)
     generate = generation.stage()
     if generation.runs_in_validation_actor and isinstance(generate, BatchStage):

@@ -101,26 +101,15 @@ def _verdicts(out: Path) -> dict[str, tuple]:
                           json.dumps(r["metrics"], sort_keys=True)) for r in _results(out)}
 
 
-def _workers(out: Path) -> set[str]:
-    return {r["worker"] for r in _results(out)}
-
-
 def test_the_default_pool_uses_several_actors_and_gives_the_same_rows_as_one(tmp_path: Path):
-    samples = small_mix()
-    one = Path(run(_config(str(tmp_path / "one"), samples, "validation.pool.max_actors=1",
-                           "validation.pool.batch_size=4")).output)
+    samples = [*small_mix(), pick("timeout")]  # a time limit keeps the first actor busy while others start
+    one = run(_config(str(tmp_path / "one"), samples, "validation.pool.max_actors=1",
+                      "validation.pool.batch_size=4"))
     # The default pool: min_actors 1, at most one actor per CPU (2 here: the cores + 1 logical CPU).
-    # Rows all there at once (replay, their number known): an actor per batch from the start.
-    started = Path(run(_config(str(tmp_path / "started"), samples, "validation.pool.batch_size=1")).output)
-    assert _verdicts(one) == _verdicts(started)
-    assert len(_workers(started)) >= 2, f"every batch went to one actor: {_workers(started)}"
-    # Their number known only in the stream (a language filter): the pool starts at one actor and
-    # grows once that one has its batch (a time limit keeps it busy while the second starts).
-    slow = [*samples, pick("timeout")]
-    grown = Path(run(_config(str(tmp_path / "grown"), slow, "validation.pool.batch_size=1",
-                             'dataset.languages=["cpp", "py3", "java"]')).output)
-    assert {k: v for k, v in _verdicts(grown).items() if k in _verdicts(one)} == _verdicts(one)
-    assert len(_workers(grown)) >= 2, f"the pool never grew past one actor: {_workers(grown)}"
+    grown = run(_config(str(tmp_path / "grown"), samples, "validation.pool.batch_size=1"))
+    assert _verdicts(Path(one.output)) == _verdicts(Path(grown.output))
+    workers = {r["worker"] for r in _results(Path(grown.output))}
+    assert len(workers) >= 2, f"every batch went to one actor: {workers}"
 
 
 def test_malformed_input_rows_become_named_result_rows(tmp_path: Path):
