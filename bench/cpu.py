@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import resource
+import threading
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -105,3 +106,82 @@ def cgroup_cpu_s(path: Path) -> float:
     except OSError:
         log.warning("cgroup %s still has processes", path)
     return usage
+
+
+# -- where a cgroup's CPU goes, by process kind ----------------------------------------------------------
+
+SAMPLE_EVERY_S = 0.5
+
+
+def process_kind(pid: int) -> str:
+    """A short name for what ``pid`` is: a Ray worker by its title, a Ray daemon, a Python
+    program by its script or module, else its program's name."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return "?"
+    words = [a.decode(errors="replace") for a in argv if a]
+    if not words:
+        return "?"
+    if words[0].startswith("ray::"):  # a Ray worker's title: ray::<actor or task name>(...)
+        return words[0].split("(")[0].split()[0]
+    program = Path(words[0]).name
+    if program.startswith("python"):
+        for index, word in enumerate(words[1:], start=1):
+            if word == "-c":
+                return "python -c"
+            if word == "-m":
+                return f"python -m {words[index + 1] if index + 1 < len(words) else ''}"
+            if not word.startswith("-"):
+                return Path(word).name
+    return program
+
+
+def own_cpu_s(pid: int) -> float:
+    """utime + stime of one process's own threads (not its children: they are sampled apart)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+class CgroupSampler:
+    """Samples every process of a cgroup every ``SAMPLE_EVERY_S`` and keeps, per pid, its last
+    own CPU and its kind. Processes that live less than a sample (compilers, sandboxed runs)
+    are mostly missed: this says where the long-lived processes' CPU goes, i.e. "other"."""
+
+    def __init__(self, cgroup: Path) -> None:
+        self.cgroup = cgroup
+        self.seen: dict[int, tuple[str, float]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self) -> CgroupSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(SAMPLE_EVERY_S):
+            try:
+                pids = [int(p) for p in (self.cgroup / "cgroup.procs").read_text().split()]
+            except OSError:
+                return
+            for pid in pids:
+                kind = process_kind(pid)  # read again: a Ray worker takes its actor's title later
+                if kind == "?" and pid in self.seen:
+                    kind = self.seen[pid][0]
+                cpu = own_cpu_s(pid)
+                if cpu:
+                    self.seen[pid] = (kind, cpu)
+
+    def by_kind(self) -> dict[str, float]:
+        """CPU-s per process kind, largest first."""
+        totals: dict[str, float] = defaultdict(float)
+        for kind, cpu in self.seen.values():
+            totals[kind] += cpu
+        return dict(sorted(totals.items(), key=lambda kv: -kv[1]))

@@ -16,7 +16,7 @@ import os
 import resource
 from pathlib import Path
 
-from bench.cpu import StageMeter, peak_rss_mb
+from bench.cpu import StageMeter, peak_rss_mb, tree_cpu_s
 
 STAGE_DIR_ENV = "BENCH_STAGE_DIR"
 
@@ -74,7 +74,8 @@ def _dump(meter: StageMeter, samples: int) -> None:
     judge = stages.pop("judge", {})
     compiled = stages.get("compile", {})
     stages["tests"] = {lang: cpu - compiled.get(lang, 0.0) for lang, cpu in judge.items()}
-    report = {"pid": os.getpid(), "samples": samples, "stages": stages, "peak_rss_mb": peak_rss_mb(),
+    report = {"pid": os.getpid(), "samples": samples, "stages": stages, "tree_cpu_s": tree_cpu_s(),
+              "peak_rss_mb": peak_rss_mb(),
               "children_peak_rss_mb": children.ru_maxrss / 1024}
     path = Path(os.environ[STAGE_DIR_ENV]) / f"{os.getpid()}.json"
     tmp = path.with_suffix(".tmp")

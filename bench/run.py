@@ -20,6 +20,7 @@ Writes ``bench/results/<timestamp>.json`` and ``bench/figures.json`` (read by ``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import json
 import logging
@@ -39,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script: make `bench` importable
     sys.path.insert(0, str(ROOT))
 
-from bench.cpu import cgroup_cpu_s, join_cgroup, new_cgroup, tree_cpu_s  # noqa: E402
+from bench.cpu import SAMPLE_EVERY_S, CgroupSampler, cgroup_cpu_s, join_cgroup, new_cgroup, tree_cpu_s  # noqa: E402
 from bench.instrument import STAGE_DIR_ENV  # noqa: E402
 
 log = logging.getLogger("bench")
@@ -135,8 +136,9 @@ def run_pipeline(name: str, source: list[str], work: Path, cache_dir: Path, over
     cgroup = new_cgroup(name)
     before = _reaped_cpu_s()
     started = time.monotonic()
-    subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)], env=env,
-                   check=True, preexec_fn=(lambda: join_cgroup(cgroup)) if cgroup else None)
+    with CgroupSampler(cgroup) if cgroup else contextlib.nullcontext() as sampler:
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)], env=env,
+                       check=True, preexec_fn=(lambda: join_cgroup(cgroup)) if cgroup else None)
     _reap_orphans()
     reaped = _reaped_cpu_s() - before
     total = cgroup_cpu_s(cgroup) if cgroup else reaped
@@ -152,8 +154,9 @@ def run_pipeline(name: str, source: list[str], work: Path, cache_dir: Path, over
             "cpu_s": total, "cpu_source": "cgroup cpuacct" if cgroup else "RUSAGE_CHILDREN",
             "reaped_cpu_s": reaped, "driver_cpu_s": driver["driver_cpu_s"], "stages": stages,
             "actors": [{"pid": a["pid"], "samples": a["samples"], "peak_rss_mb": a["peak_rss_mb"],
-                        "children_peak_rss_mb": a["children_peak_rss_mb"]} for a in actors],
-            "verdicts": driver["verdicts"]}
+                        "children_peak_rss_mb": a["children_peak_rss_mb"], "tree_cpu_s": a["tree_cpu_s"]}
+                       for a in actors],
+            "by_process": sampler.by_kind() if sampler else {}, "verdicts": driver["verdicts"]}
 
 
 def warm_overrides(records, work: Path, name: str) -> list[str]:
@@ -277,6 +280,8 @@ def summarise(name: str, raw: dict[str, Any], records, ray_start_stop_cpu_s: flo
             lang: sum(raw["stages"].get(s, {}).get(lang, 0.0) for s in STAGES) / per_language[lang]
             for lang in LANGUAGES if per_language[lang]},
         "actors": raw["actors"], "verdicts": raw["verdicts"],
+        "actors_outside_stages_cpu_s_per_sample": (sum(a["tree_cpu_s"] for a in raw["actors"]) - stage_total) / n,
+        "other_by_process_cpu_s_per_sample": {k: v / n for k, v in raw.get("by_process", {}).items()},
     }
     if "driver_cpu_s" in raw:
         summary["driver_cpu_s_per_sample"] = raw["driver_cpu_s"] / n
@@ -294,6 +299,9 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     rows.append(("  = validation", *(f"{results[m]['validation_cpu_s_per_sample']:.2f}" for m in modes)))
     rows.append(("  other (Ray, driver, start-up)", *(f"{results[m]['overhead_cpu_s_per_sample']:.2f}" for m in modes)))
     rows.append(("    of which the driver", *(f"{results[m].get('driver_cpu_s_per_sample', 0):.2f}" for m in modes)))
+    rows.append(("    in actors, outside the stages",
+                 *(f"{results[m]['actors_outside_stages_cpu_s_per_sample']:.2f}" if results[m]["actors"] else "-"
+                   for m in modes)))
     rows.append(("  = total", *(f"{results[m]['cpu_s_per_sample']:.2f}" for m in modes)))
     rows.append(("other / validation", *(f"{results[m]['overhead_share_of_validation']:.1%}" for m in modes)))
     rows.append(("  beyond Ray's start/stop", *(f"{results[m]['overhead_beyond_ray_start_share']:.1%}"
@@ -372,6 +380,11 @@ def main(argv: list[str] | None = None) -> int:
     printed = table(results)
     print(printed)
     print(f"verdicts identical across the {len(results)} runs: {same}")
+    for name, result in results.items():
+        if result["other_by_process_cpu_s_per_sample"]:
+            print(f"{name}: CPU-s per sample by long-lived process (sampled every {SAMPLE_EVERY_S} s): "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in result["other_by_process_cpu_s_per_sample"].items()
+                              if v >= 0.001))
     print(f"a local Ray at rest: {rest['start_stop_cpu_s']:.1f} CPU-s to start and stop, then "
           f"{rest['idle_cpu_s_per_s']:.3f} CPU-s per second idle")
     if "naive" in results:
