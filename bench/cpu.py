@@ -34,13 +34,14 @@ def live_children_cpu_s(pid: int | None = None) -> float:
     return total
 
 
-def process_cpu_s(pid: int) -> float:
-    """utime + stime + cutime + cstime of one process (0 if it is gone)."""
+def process_cpu_s(pid: int, *, children: bool = True) -> float:
+    """utime + stime of one process (0 if it is gone), with its reaped children's (cutime +
+    cstime) unless ``children`` is False."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return sum(int(v) for v in fields[11:15]) / CLOCK_TICKS
+    return sum(int(v) for v in fields[11:15 if children else 13]) / CLOCK_TICKS
 
 
 def tree_cpu_s() -> float:
@@ -137,15 +138,6 @@ def process_kind(pid: int) -> str:
     return program
 
 
-def own_cpu_s(pid: int) -> float:
-    """utime + stime of one process's own threads (not its children: they are sampled apart)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-
-
 class CgroupSampler:
     """Samples every process of a cgroup every ``SAMPLE_EVERY_S`` and keeps, per pid, its last
     own CPU and its kind. Processes that live less than a sample (compilers, sandboxed runs)
@@ -175,7 +167,7 @@ class CgroupSampler:
                 kind = process_kind(pid)  # read again: a Ray worker takes its actor's title later
                 if kind == "?" and pid in self.seen:
                     kind = self.seen[pid][0]
-                cpu = own_cpu_s(pid)
+                cpu = process_cpu_s(pid, children=False)  # children are sampled apart
                 if cpu:
                     self.seen[pid] = (kind, cpu)
 
