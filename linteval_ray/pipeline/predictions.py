@@ -79,7 +79,8 @@ def generate(config: RunConfig) -> GenerateOutcome:
 
     done = answered_row_ids(folder, store)
     log.info("%d rows already generated; streaming %s -> %s", len(done), url, folder)
-    new_rows, errors = _generate_rows(backend.stage(), _rows_to_generate(config, url, store, done), folder, store)
+    with backend.engines():
+        new_rows, errors = _generate_rows(backend.stage(), _rows_to_generate(config, url, store, done), folder, store)
     return GenerateOutcome(folder=folder, resumed_rows=len(done), new_rows=new_rows, errors=errors)
 
 

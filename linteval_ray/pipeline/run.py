@@ -96,7 +96,7 @@ def run(config: RunConfig) -> RunOutcome:
     _init_ray(config)
     # Before any manifest: a node without its tools fails the job now, with one error naming it.
     check_cluster_toolchain(config.validation.pool.resources or None)
-    generation.preflight()  # engines that can never be placed, a server that does not answer: one line now
+    generation.preflight()  # engines no node can hold, a server that does not answer: one line now
     source = hashing.result()
     manifest = _start_manifest(config, run_name, folder, url, source.sha256, toolchain, generation)
     manifest.warnings = generation.probe()
@@ -110,8 +110,9 @@ def run(config: RunConfig) -> RunOutcome:
              len(done), url, config.generation.n)
     intake: list[Stage] = [admit_stage(folder, _broadcast(done), url), batches_stage(config, url)]
     stages = pipeline_stages(config, folder, intake, generation)
-    _execute(stages, read_inputs(config, url, folder.store), expected=_rows_expected(config, source.rows, len(done)),
-             already_done=len(done))
+    with generation.engines():  # after the probe: its engine's GPUs are free again
+        _execute(stages, read_inputs(config, url, folder.store),
+                 expected=_rows_expected(config, source.rows, len(done)), already_done=len(done))
 
     reduction = reduce_run(folder, config.generation.health)
     # The report reads the originals it shows back from the split (report/originals.py originals_of_run).
