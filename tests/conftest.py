@@ -5,4 +5,6 @@ pytest_plugins = [
     "tests.fixtures.s3",
     "tests.fixtures.ray_local",
     "tests.fixtures.ray_cluster",
+    "tests.fixtures.cpu_image",
+    "tests.fixtures.tiny_model",
 ]

@@ -10,10 +10,11 @@ cluster cannot hold them; an engine larger than one node is refused, never sprea
 
 ``EngineReservation.reserve`` creates the groups before the engines exist and waits for them with a
 deadline (an autoscaler starting GPU nodes, GPUs held by another job), saying every 30 s what it waits
-for; when Ray's autoscaler (v2) reports the groups infeasible (no node type can hold one) it stops at once. The engine actors are
-then scheduled one per group (``scheduling``), and ``release`` removes the groups, which kills whatever
-still runs in them: the GPUs are free for what comes next (the run's engines after the LoRA probe's,
-the next model's). ray.data.llm creates a group per engine actor and never removes it.
+for; when Ray's autoscaler (v2) reports the groups infeasible (no node type can hold one) it stops at
+once. The engine actors are then scheduled one per group (``scheduling``), and ``release`` removes
+the groups, which kills whatever still runs in them: the GPUs are free for what comes next (the run's
+engines after the LoRA probe's, the next model's). ray.data.llm creates a group per engine actor and
+never removes it.
 """
 
 from __future__ import annotations
@@ -246,17 +247,18 @@ class EngineReservation:
             waited = time.monotonic() - started
             if infeasible_to_autoscaler(self.groups):
                 problem = placement_problem(alive_nodes(), self.shape, len(self.groups))
+                now = f" (the nodes now: {problem})" if problem else ""
                 raise GenerationUnavailable(
-                    f"the vLLM engines ({purpose}) cannot be placed: {self._status(placed)} and the Ray autoscaler "
-                    f"has no node type that can hold one" + (f" (the nodes now: {problem})" if problem else ""))
+                    f"the vLLM engines of the {purpose} cannot be placed: {self._status(placed)} and the Ray "
+                    f"autoscaler has no node type that can hold one{now}")
             if waited > timeout_s:
                 raise GenerationUnavailable(
-                    f"the vLLM engines ({purpose}) were not placed within {timeout_s:g} s "
+                    f"the vLLM engines of the {purpose} were not placed within {timeout_s:g} s "
                     f"(generation.vllm.placement_timeout_s): {self._status(placed)}; "
                     f"{self._why(len(self.groups) - placed)}")
             if time.monotonic() >= next_note:
                 next_note += PROGRESS_EVERY_S
-                log.warning("waiting for the vLLM engines' resources (%s): %s; giving up in %.0f s "
+                log.warning("waiting for the resources of the vLLM engines of the %s: %s; giving up in %.0f s "
                             "(generation.vllm.placement_timeout_s)", purpose, self._status(placed), timeout_s - waited)
             time.sleep(POLL_S)
 

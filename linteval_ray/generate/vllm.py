@@ -103,6 +103,11 @@ class VLLMBackend(GenerationBackend):
     def prompt_version(self) -> str:
         return self._prompt_version
 
+    @property
+    def reservation(self) -> EngineReservation | None:
+        """The engines' placement groups while inside ``engines()`` (None outside)."""
+        return self._reservation
+
     def model_name(self) -> str:
         lora = self.lora_request_name()
         return f"{self.vllm.model}+lora:{lora}" if lora else str(self.vllm.model)
@@ -162,7 +167,7 @@ class VLLMBackend(GenerationBackend):
     @contextmanager
     def engines(self) -> Iterator[None]:
         """The run's engines' resources, reserved (waiting at most ``placement_timeout_s``) and released after."""
-        with self.reserve(self.vllm.replicas, "engines") as reservation:
+        with self.reserve(self.vllm.replicas, "run") as reservation:
             self._reservation = reservation
             try:
                 yield

