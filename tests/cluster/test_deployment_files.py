@@ -196,3 +196,21 @@ def test_runtime_env_keeps_local_state_out_of_the_upload() -> None:
 def test_cluster_specs_carry_the_auth_token_setup(relative: str) -> None:
     text = (CLUSTER / relative).read_text()
     assert "RAY_AUTH_MODE" in text or "auth_token" in text
+
+
+def test_the_kuberay_autoscaler_is_v2() -> None:
+    """The engines' placement reads the autoscaler v2's verdicts: at zero GPU pods a run waits for it,
+    and a run no pod type can hold fails at once (linteval_ray/generate/placement.py)."""
+    spec = _raycluster()["spec"]
+    assert spec["enableInTreeAutoscaling"] is True and spec["autoscalerOptions"]["version"] == "v2"
+
+
+@pytest.mark.parametrize("config", ["lite.yaml", "full.yaml"])
+def test_model_configs_keep_every_engine_s_sequences_busy(config: str) -> None:
+    """Rows in flight per engine (batch_size x concurrent batches) cover vLLM's largest default
+    max_num_seqs (1024, an H100's): Ray's default of 8 batches of 16 left an engine of 256 half idle."""
+    from linteval_ray.generate.engine import LARGEST_DEFAULT_MAX_NUM_SEQS, concurrent_batches
+
+    vllm = load_config(REPO / "configs" / config).generation.vllm
+    in_flight = vllm.batch_size * concurrent_batches(vllm.batch_size, vllm.engine_kwargs, vllm.max_concurrent_batches)
+    assert in_flight >= vllm.engine_kwargs.get("max_num_seqs", LARGEST_DEFAULT_MAX_NUM_SEQS)
