@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 # vLLM's largest default max_num_seqs on a GPU (its LLM class on an H100/H200/B200): engine calls in
 # flight per engine cover it unless engine_kwargs says otherwise.
 LARGEST_DEFAULT_MAX_NUM_SEQS = 1024
+# Engine deaths an engine actor survives (Ray restarts it in its group). Ray's engine stage exits the
+# actor when vLLM's engine dies, and Ray Data's default (restart forever, retry the batch forever) made a
+# request that kills the engine every time (a broken LoRA file) a job that never ends.
+ENGINE_RESTARTS = 3
 
 
 class EngineUDF(StatefulStageUDF):
@@ -106,6 +110,7 @@ def engine_processor(
             "zero_copy_batch": True,
             "compute": ActorPoolStrategy(size=engines),
             "max_concurrency": concurrency,
+            "max_restarts": ENGINE_RESTARTS,
             "num_cpus": 1,
             "num_gpus": 1 if one_worker and not shape.cpu_only else 0,
             "ray_remote_args_fn": reservation.scheduling(),

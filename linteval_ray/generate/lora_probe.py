@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.generate.base import GenerationUnavailable
+
 if TYPE_CHECKING:
     from linteval_ray.generate.vllm import VLLMBackend
 
@@ -70,6 +72,7 @@ class LoraProbe(BaseModel):
 def probe_lora(backend: VLLMBackend) -> LoraProbe:
     """Generate the probe with the base model and the adapter on one engine and compare."""
     import ray.data
+    import ray.exceptions
 
     adapter = backend.lora_request_name()
     assert adapter is not None, "only a backend with an adapter is probed"
@@ -79,7 +82,12 @@ def probe_lora(backend: VLLMBackend) -> LoraProbe:
     with backend.reserve(1, "LoRA probe") as reservation:
         processor = backend.processor(reservation, {**backend.vllm.engine_kwargs, "max_num_seqs": 1},
                                       preprocess=_probe_request, postprocess=_probe_output)
-        done = processor(ray.data.from_items(rows)).take_all()
+        try:
+            done = processor(ray.data.from_items(rows)).take_all()
+        except ray.exceptions.ActorDiedError as exc:  # the engine died at every restart (engine.ENGINE_RESTARTS)
+            raise GenerationUnavailable(
+                f"the LoRA probe's vLLM engine died at every start with adapter {adapter} ({type(exc).__name__}); "
+                "the engine actor's log on its node says why") from None
     errors = {m: [str(r[INFERENCE_ERROR_KEY]) for r in done if r.get(INFERENCE_ERROR_KEY) and r["as_model"] == m]
               for m in (base, adapter)}
     outputs = {(r["probe"], r["as_model"]): r.get("text") for r in done}
@@ -95,3 +103,36 @@ def _probe_request(row: dict[str, Any]) -> dict[str, Any]:
 
 def _probe_output(row: dict[str, Any]) -> dict[str, Any]:
     return {"probe": row["probe"], "as_model": row["as_model"], "text": row.get("generated_text") or ""}
+
+
+ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
+
+
+def adapter_problem(folder: str, max_rank: int) -> str:
+    """Runs on an engine's node: why the PEFT adapter in ``folder`` cannot load ("" when it can):
+    its config, its rank against ``max_rank``, and every tensor of its safetensors weights read."""
+    import json
+    from pathlib import Path
+
+    root = Path(folder).expanduser()
+    try:
+        config = json.loads((root / "adapter_config.json").read_text())
+        rank = int(config["r"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"adapter_config.json is missing or unreadable ({type(exc).__name__}: {exc})"
+    if rank > max_rank:
+        return f"its rank {rank} exceeds max_lora_rank {max_rank} (set engine_kwargs.max_lora_rank)"
+    weights = [root / name for name in ADAPTER_WEIGHTS if (root / name).is_file()]
+    if not weights:
+        return f"no {' or '.join(ADAPTER_WEIGHTS)}"
+    if weights[0].suffix != ".safetensors":
+        return ""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(weights[0]), framework="numpy") as tensors:
+            for key in tensors.keys():  # noqa: SIM118 - safe_open has keys(), no iteration
+                tensors.get_tensor(key)
+    except Exception as exc:  # noqa: BLE001 - any failure to read is a broken file: report it, never crash
+        return f"{weights[0].name} does not load ({type(exc).__name__}: {exc})"
+    return ""

@@ -81,6 +81,7 @@ CPU_ENGINE_DEFAULTS: dict[str, Any] = {
     "enable_chunked_prefill": False,
 }
 CPU_STAGE_NUM_CPUS = 0.1  # the light stages around a CPU engine (the engine has the cores)
+VLLM_DEFAULT_MAX_LORA_RANK = 16  # vLLM's LoRAConfig default
 
 
 class VLLMBackend(GenerationBackend):
@@ -185,15 +186,26 @@ class VLLMBackend(GenerationBackend):
         return reservation
 
     def _check_local_paths(self, reservation: EngineReservation) -> None:
-        """A local model or adapter folder must be where the engine loads it, not only on the driver."""
+        """A local model or adapter folder must be where the engine loads it, not only on the driver, and a
+        local adapter must load: vLLM's engine dies on a broken one, and Ray restarts it for the same
+        request again and again."""
+        from linteval_ray.generate.lora_probe import adapter_problem
+
         named = (("model", self.vllm.model), ("lora", self.vllm.lora))
         paths = {f"generation.vllm.{key}": value for key, value in named if value and looks_like_a_path(value)}
         if not paths:
             return
-        for node, missing in zip(reservation.node_ids(), reservation.in_each_group(missing_paths, paths), strict=True):
+        nodes = reservation.node_ids()
+        for node, missing in zip(nodes, reservation.in_each_group(missing_paths, paths), strict=True):
             if missing:
                 raise GenerationUnavailable(f"{missing[0]} on Ray node {node}, where an engine loads it "
                                             "(every GPU node needs the same local folders)")
+        if "generation.vllm.lora" in paths:
+            max_rank = int(self.vllm.engine_kwargs.get("max_lora_rank", VLLM_DEFAULT_MAX_LORA_RANK))
+            for node, problem in zip(nodes, reservation.in_each_group(adapter_problem, self.vllm.lora, max_rank),
+                                     strict=True):
+                if problem:
+                    raise GenerationUnavailable(f"generation.vllm.lora: {self.vllm.lora} on Ray node {node}: {problem}")
 
     def stage(self) -> ProcessorStage:
         return ProcessorStage(name=self.name, processor=self.generate, required_columns=("record_json", "draw"),

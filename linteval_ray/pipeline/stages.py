@@ -182,8 +182,9 @@ def pool_autoscaling() -> AutoscalingConfig:
     (the split's last, partial batch comes after the others): a new actor then starts for the
     next batch, ~10 CPU-s of start-up and warm linters thrown away each time (measured).
 
-    Both are the dataset's: any other autoscaling actor pool of the run (ray.data.llm's CPU
-    stages; the vLLM engines are a fixed pool) follows them too."""
+    Both are the dataset's: any other autoscaling actor pool of the run (the vLLM stage's PromptFit)
+    follows them too. The vLLM engines are a fixed pool of ``replicas`` (``generate/engine.py``):
+    neither rule can release and reload an engine."""
     from ray.data.context import AutoscalingConfig
 
     return AutoscalingConfig(actor_pool_util_upscaling_threshold=float(BATCHES_IN_FLIGHT_PER_ACTOR),

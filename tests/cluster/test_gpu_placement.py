@@ -25,11 +25,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def drive(cluster: RayCluster, python: Path, scenario: str, vllm: dict[str, Any],
-          timeout_s: float = 300.0) -> tuple[dict[str, Any], str]:
-    """Run the driver scenario; its RESULT and its log."""
+          timeout_s: float = 300.0, cwd: Path = REPO) -> tuple[dict[str, Any], str]:
+    """Run the driver scenario (in ``cwd``); its RESULT and its log."""
     config = json.dumps({"backend": "vllm", "vllm": {"placement_timeout_s": 120, **vllm}})
     env = {**cluster.env, "PYTHONPATH": str(REPO), "HOME": os.environ.get("HOME", "/root")}
-    proc = subprocess.run([str(python), "-m", "tests.cluster.gpu_driver", scenario, config], cwd=REPO, env=env,
+    proc = subprocess.run([str(python), "-m", "tests.cluster.gpu_driver", scenario, config], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout_s)
     results = [line.removeprefix("RESULT ") for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     assert proc.returncode == 0 and len(results) == 1, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr[-6000:]}"
@@ -76,6 +76,35 @@ def test_an_engine_larger_than_every_node_is_refused_never_spread(gpu_cluster: R
         "(the nodes now: each engine needs 4 GPU(s) of accelerator_type A10G on one node (tensor_parallel_size 4 x "
         "pipeline_parallel_size 1) but the largest A10G GPU node has 2 GPU(s) and 4 CPU(s) (one CPU per GPU); an "
         "engine never spans nodes)"), result["error"]
+
+
+def test_an_adapter_folder_missing_where_the_engine_loads_it_is_one_line(
+        gpu_cluster: RayCluster, cpu_image_python: Path, tmp_path: Path) -> None:
+    """A relative adapter path exists beside the driver, not on the engine's node (its workers start
+    elsewhere): checked in the engine's placement group before any engine starts."""
+    (tmp_path / "adapter").mkdir()
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused",
+                      {"model": str(tmp_path), "lora": "./adapter", "accelerator_type": "A10G"}, cwd=tmp_path)
+    [node] = [n for n in result["nodes"] if n in result["error"]]
+    assert result["error"] == (f"generation.vllm.lora: ./adapter does not exist on Ray node {node}, where an engine "
+                               "loads it (every GPU node needs the same local folders)")
+    assert types_of(result, node) == ["A10G"]
+
+
+def test_a_broken_adapter_fails_the_run_before_any_engine_meets_it(
+        gpu_cluster: RayCluster, cpu_image_python: Path, tmp_path: Path) -> None:
+    """A truncated weights file kills vLLM's engine on the first LoRA request, and Ray restarted it for the
+    same request without end; it is read on the engine's node first, and so is the rank."""
+    adapter = tmp_path / "adapter"
+    adapter.mkdir()
+    (adapter / "adapter_config.json").write_text(json.dumps({"r": 8, "target_modules": ["q_proj"]}))
+    (adapter / "adapter_model.safetensors").write_bytes(b"\xff" * 200)
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused", {"model": str(tmp_path), "lora": str(adapter)})
+    assert result["error"].startswith(f"generation.vllm.lora: {adapter} on Ray node "), result["error"]
+    assert ": adapter_model.safetensors does not load (SafetensorError: " in result["error"], result["error"]
+    (adapter / "adapter_config.json").write_text(json.dumps({"r": 32, "target_modules": ["q_proj"]}))
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused", {"model": str(tmp_path), "lora": str(adapter)})
+    assert result["error"].endswith(": its rank 32 exceeds max_lora_rank 16 (set engine_kwargs.max_lora_rank)")
 
 
 def test_two_tp2_engines_take_one_2_gpu_node_each(gpu_cluster: RayCluster, cpu_image_python: Path,
