@@ -72,6 +72,7 @@ class TestRecord(BaseModel):
     peak_rss_mb: float | None = None
     output_head: bytes = b""
     output_more: bool = False
+    warm: bool = False  # judged from a run in a revision's one box or one JVM (not a box of its own)
 
 
 class JudgeResult(BaseModel):
@@ -86,6 +87,7 @@ class JudgeResult(BaseModel):
     tests_dropped: int = 0
     tests_skipped: int = Field(default=0, description="not started after a time limit (counted in failed)")
     tests: list[TestRecord] = Field(default_factory=list)
+    warm_tests: int = Field(default=0, description="tests judged from a run in one box or one JVM per revision")
     first_failure: FirstFailure | None = None
     compile_s: float = 0.0
     tests_s: float = 0.0
@@ -140,6 +142,7 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
         tests_failed=sum(r.verdict != Verdict.PASSED for r in records),
         tests_skipped=sum(r.verdict is None for r in records),
         tests=records,
+        warm_tests=sum(r.warm for r in records),
         first_failure=failure,
         compile_s=outcome.seconds,
         tests_s=tests_s,
@@ -196,6 +199,7 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
     rest, rest_limits = tests[len(records):], limits[len(records):]
     if ran.out_of_time is not None and rest:
         record, _ = judged_run(ran.out_of_time, rest[0], rest_limits[0])
+        record.warm = True
         if record.verdict == Verdict.TIME_LIMIT and not is_borderline_time_limit(record):
             skipped = [skipped_record(test, limit) for test, limit in zip(rest[1:], rest_limits[1:], strict=True)]
             checks.finish()
@@ -252,7 +256,7 @@ def is_borderline_time_limit(record: TestRecord) -> bool:
 def warm_record(run: WarmTest, limit_s: float, checks: PendingChecks) -> TestRecord:
     """A test that ended normally in a runner (exit 0, under its limits): its output to check."""
     record = TestRecord(name=run.name, verdict=None, time_limit_s=limit_s, wall_s=run.wall_s, cpu_s=run.cpu_s,
-                        exit_code=0)
+                        exit_code=0, warm=True)
     checks.add(record, run.stdout)
     return record
 
