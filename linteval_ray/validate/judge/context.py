@@ -67,12 +67,13 @@ class JudgeContext:
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
         as_pid1: bool = False,
+        fds: tuple[int, ...] = (),
     ) -> RunResult:
         """Run in the caller's ``workdir`` (what the run leaves there is the caller's to read)."""
         with self._lock:
             self.sandbox_runs += 1
         return self.sandbox.run(argv, workdir=workdir, limits=limits, stdin=stdin, mounts=mounts, env=env,
-                                as_pid1=as_pid1)
+                                as_pid1=as_pid1, fds=fds)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``fn`` over ``items`` on ``jobs`` threads (each sandbox run is its own process)."""

@@ -80,10 +80,13 @@ class Sandbox(ABC):
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
         as_pid1: bool = False,
+        fds: tuple[int, ...] = (),
     ) -> RunResult:
         """Run ``argv`` with ``workdir`` mounted at ``BOX_DIR`` (cwd); never raises for the
         program's own failures, only for the sandbox's (``SandboxError``). ``as_pid1``: ``argv``
-        itself is the box's pid 1 (it must reap what it starts); only where ``pid_namespace``."""
+        itself is the box's pid 1 (it must reap what it starts); only where ``pid_namespace``.
+        ``fds``: open descriptors the program inherits at the same numbers (a trusted pid 1 that
+        must not expose them); the sandbox closes them once the run has started."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release held resources (e.g. the claimed sandbox uid)."""

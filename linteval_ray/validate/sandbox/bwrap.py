@@ -108,6 +108,7 @@ class BwrapSandbox(Sandbox):
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
         as_pid1: bool = False,
+        fds: tuple[int, ...] = (),
     ) -> RunResult:
         if self._closed:
             raise SandboxError("sandbox is closed")
@@ -117,7 +118,7 @@ class BwrapSandbox(Sandbox):
         mount_args = [arg for mount in mounts or [] for arg in self._mount_args(mount)]
         uid = self._take_uid()
         try:
-            return self._run_as(uid, argv, workdir, limits, stdin, mount_args, env, as_pid1)
+            return self._run_as(uid, argv, workdir, limits, stdin, mount_args, env, as_pid1, fds)
         finally:
             self._give_back_uid(uid)
 
@@ -131,6 +132,7 @@ class BwrapSandbox(Sandbox):
         mount_args: list[str],
         env: dict[str, str] | None,
         as_pid1: bool,
+        fds: tuple[int, ...],
     ) -> RunResult:
         if self.privileged:
             _give_to_uid(workdir, uid)
@@ -141,7 +143,7 @@ class BwrapSandbox(Sandbox):
             command = [*prlimit_argv(limits), *self._bwrap_argv(workdir, mount_args, status_fd=status_w),
                        *self._box_init(uid, limits, ready_fd=ready_w, seccomp_fd=seccomp_fd, reaper=not as_pid1),
                        *argv]
-            fds = (status_w, ready_w) if seccomp_fd is None else (status_w, ready_w, seccomp_fd)
+            ours = (status_w, ready_w) if seccomp_fd is None else (status_w, ready_w, seccomp_fd)
             result = run_limited(
                 command,
                 cwd="/",
@@ -149,7 +151,7 @@ class BwrapSandbox(Sandbox):
                 env=build_env(env),
                 stdin=stdin,
                 exit_code_signals=True,
-                pass_fds=fds,
+                pass_fds=(*ours, *fds),
             )
             status = read_available(status_r)
             ready = read_available(ready_r)
