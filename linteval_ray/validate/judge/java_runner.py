@@ -47,6 +47,7 @@ from pydantic import BaseModel, Field
 from linteval_ray.languages.java import RUN_FLAGS
 from linteval_ray.validate.cache import default_cache_dir
 from linteval_ray.validate.judge.compile import PROGRAM_DIR, CompiledProgram
+from linteval_ray.validate.judge.limits import run_memory
 from linteval_ray.validate.judge.warm import WarmTest, within_budgets
 from linteval_ray.validate.sandbox.base import Mount, RunLimits
 from linteval_ray.validate.scratch import read_regular_file, work_dir
@@ -113,10 +114,12 @@ def run_in_one_jvm(
         argv = [program.java, f"-Xmx{ctx.limits.memory_mb}m", *RUN_FLAGS, "-Djava.security.manager=allow",
                 *JVM_LOG_TO_STDERR, "-cp", RUNNER_DIR, "JavaRunner", PROGRAM_DIR, program.entry, PLAN_FILE,
                 str(OUTPUT_BUDGET_CAPS * cap), str(cap)]
+        address_space, resident = run_memory(program, ctx)
         limits = RunLimits(
             wall_s=STARTUP_WALL_S + sum(limit for _, limit in tests),
             cpu_s=STARTUP_CPU_S + sum(WARM_CPU_SHARE * limit for _, limit in tests),
-            memory_mb=program.address_space_mb(ctx.limits.memory_mb),
+            memory_mb=address_space,
+            resident_mb=resident,
             output_bytes=REPORT_BYTES,
             file_size_mb=ctx.limits.output_mb,
         )

@@ -111,7 +111,8 @@ def run_in_one_box(
         wall_s=STARTUP_WALL_S + sum(limit for _, limit in tests) + max(run.wall_s for run in test_limits),
         # RLIMIT_CPU is per process: each test's own is set by the runner, under this hard limit.
         cpu_s=STARTUP_CPU_S + max(limit for _, limit in tests) + 1,
-        memory_mb=program.address_space_mb(ctx.limits.memory_mb),
+        memory_mb=test_limits[0].memory_mb,
+        resident_mb=test_limits[0].resident_mb,
         output_bytes=budget + REPORT_LINE_BYTES * (len(tests) + 1) + STDOUT_HEAD_BYTES + STDERR_TAIL_BYTES,
         file_size_mb=ctx.limits.output_mb,
     )

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.config import TestLimits
 from linteval_ray.schema.record import Language
 from linteval_ray.schema.result import FirstFailure, Verdict
 from linteval_ray.validate.judge.check import BATCH_BUDGET_CAPS, DETAIL_CAP, check_outputs, stderr_tail
@@ -44,7 +45,7 @@ from linteval_ray.validate.judge.compile import CompiledProgram, compile_program
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.failure import HEAD_BYTES, first_failure
 from linteval_ray.validate.judge.java_runner import fits_one_jvm, run_in_one_jvm
-from linteval_ray.validate.judge.limits import test_run_limits, time_limit_s
+from linteval_ray.validate.judge.limits import memory_evidence, test_run_limits, time_limit_s
 from linteval_ray.validate.judge.native_runner import fits_one_box, run_in_one_box
 from linteval_ray.validate.judge.problem import PreparedProblem, ReferenceTest
 from linteval_ray.validate.judge.warm import WarmRun, WarmTest
@@ -66,6 +67,7 @@ class TestRecord(BaseModel):
     wall_s: float = 0.0
     cpu_s: float = 0.0
     detail: str = ""
+    evidence: str = ""  # the system's facts that decided a failed test's verdict (never the program's text)
     # How the run ended, for ``first_failure`` (the output head is kept for failed tests only).
     exit_code: int | None = None
     signal: int | None = None
@@ -183,6 +185,8 @@ class PendingChecks:
         checked = check_outputs([(record.name, output) for record, output in pending], self._problem, self._ctx)
         for (record, output), (verdict, detail) in zip(pending, checked, strict=True):
             record.verdict, record.detail = verdict, detail
+            if verdict == Verdict.WRONG_ANSWER:
+                record.evidence = "the problem's checker rejected the output"
             if verdict != Verdict.PASSED:
                 record.output_head, record.output_more = output[:HEAD_BYTES], len(output) > HEAD_BYTES
 
@@ -198,7 +202,7 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
     records = [warm_record(run, limit, checks) for run, limit in zip(ran.kept, limits, strict=False)]
     rest, rest_limits = tests[len(records):], limits[len(records):]
     if ran.out_of_time is not None and rest:
-        record, _ = judged_run(ran.out_of_time, rest[0], rest_limits[0])
+        record, _ = judged_run(ran.out_of_time, program, rest[0], rest_limits[0], ctx)
         record.warm = True
         if record.verdict == Verdict.TIME_LIMIT and not is_borderline_time_limit(record):
             skipped = [skipped_record(test, limit) for test, limit in zip(rest[1:], rest_limits[1:], strict=True)]
@@ -262,7 +266,8 @@ def warm_record(run: WarmTest, limit_s: float, checks: PendingChecks) -> TestRec
 
 
 def skipped_record(test: ReferenceTest, limit_s: float) -> TestRecord:
-    return TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, detail="skipped after a time limit")
+    return TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, detail="skipped after a time limit",
+                      evidence="not run: an earlier test reached its time limit")
 
 
 def run_one_test(
@@ -277,33 +282,50 @@ def run_one_test(
         mounts=[program.mount()],
         env=program.env(),
     )
-    return judged_run(result, test, limit_s)
+    return judged_run(result, program, test, limit_s, ctx)
 
 
-def judged_run(result: RunResult, test: ReferenceTest, limit_s: float) -> tuple[TestRecord, bytes | None]:
+def judged_run(result: RunResult, program: CompiledProgram, test: ReferenceTest, limit_s: float, ctx: JudgeContext
+               ) -> tuple[TestRecord, bytes | None]:
     """A test's record from its run, and the run's output when it ended normally (to check)."""
+    memory = result.memory_peak_mb if result.memory_peak_mb is not None else result.peak_rss_mb
     record = TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, wall_s=result.wall_s, cpu_s=result.cpu_s,
-                        exit_code=result.exit_code, signal=result.signal, peak_rss_mb=result.peak_rss_mb)
-    # RLIMIT_CPU has whole seconds; the rusage total also counts every process of the run.
-    failure = Verdict.TIME_LIMIT if result.cpu_s > limit_s else classify_run(result)
+                        exit_code=result.exit_code, signal=result.signal, peak_rss_mb=memory)
+    failure, evidence = classify_run(result, limit_s, ctx.limits, program.language)
     if failure is None:
         return record, result.stdout
-    record.verdict, record.detail = failure, stderr_tail(result)
+    record.verdict, record.detail, record.evidence = failure, stderr_tail(result), evidence
     record.output_head, record.output_more = result.stdout[:HEAD_BYTES], len(result.stdout) > HEAD_BYTES
     return record, None
 
 
-def classify_run(result: RunResult) -> Verdict | None:
-    """The verdict of a run that did not end normally, else None (its output gets checked)."""
+def classify_run(result: RunResult, limit_s: float, limits: TestLimits, language: Language
+                 ) -> tuple[Verdict | None, str]:
+    """The verdict of a run that did not end normally and the system's facts that decide it (the
+    kernel's CPU time, signals and memory counts, our own count of its output), else None (its
+    output gets checked)."""
+    # RLIMIT_CPU has whole seconds; the rusage total also counts every process of the run.
+    if result.cpu_s > limit_s:
+        return Verdict.TIME_LIMIT, f"{result.cpu_s:.2f} CPU-s, over the {limit_s:.2f} s limit"
     if result.timed_out:
-        return Verdict.TIME_LIMIT
+        if result.signal in CPU_KILL_SIGNALS and result.cpu_s >= CPU_USED_SHARE * limit_s:
+            return Verdict.TIME_LIMIT, f"RLIMIT_CPU ended it ({signal_name(result.signal)}) at {result.cpu_s:.2f} CPU-s"
+        return Verdict.TIME_LIMIT, f"the wall-clock cap ended it after {result.wall_s:.1f} s ({result.cpu_s:.2f} CPU-s)"
     if result.output_exceeded:
-        return Verdict.OUTPUT_LIMIT
-    if result.memory_exceeded:
-        return Verdict.MEMORY_LIMIT
+        return Verdict.OUTPUT_LIMIT, f"more than {limits.output_mb} MiB of output"
+    if (memory := memory_evidence(result, limits.memory_mb, language)) is not None:
+        return Verdict.MEMORY_LIMIT, memory
     if result.exit_code != 0:
-        return Verdict.RUNTIME_ERROR
-    return None
+        how = f"exit {result.exit_code}" if result.signal is None else f"signal {signal_name(result.signal)}"
+        return Verdict.RUNTIME_ERROR, how
+    return None, ""
+
+
+def signal_name(number: int | None) -> str:
+    try:
+        return f"{number} ({signal.Signals(number or 0).name})"
+    except ValueError:
+        return str(number)
 
 
 def decide_verdict(records: list[TestRecord]) -> tuple[Verdict, str | None]:

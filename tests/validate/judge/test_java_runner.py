@@ -272,6 +272,15 @@ RUNNER_ATTACKS: dict[str, tuple[str, int, Verdict]] = {
             || MAIN.getThreadGroup().enumerate(new ThreadGroup[4], false) > 0);
         System.out.println(carried ? "state from an earlier test" : answer);"""), 1, PASSED),
 }
+# memory_limit is decided from the kernel's count of the JVM's memory with the JVM's report of a full
+# heap; the report alone, with little in use, is a runtime error (name -> code, kept, fresh verdict).
+MEMORY_CASES: dict[str, tuple[str, int, Verdict]] = {
+    "heap_exhausted": (solving("long[][] hog = new long[1 << 20][]; "
+                               "for (int i = 0; ; i++) hog[i] = new long[1 << 20];"), 0, Verdict.MEMORY_LIMIT),
+    "says_its_heap_is_exhausted": (solving('System.err.println("Exception in thread \\"main\\" '
+                                           'java.lang.OutOfMemoryError: Java heap space"); System.exit(1);'),
+                                   0, Verdict.RUNTIME_ERROR),
+}
 # Correct programs that solve in a thread of their own: they must pass, not hit the memory limit.
 THREADED = ("thread_with_the_default_stack", "solver_thread_with_a_64_mib_stack", "solver_thread_with_a_256_mib_stack")
 TARGETS = Targets(port=9, sentinel_pid=1 << 22, validator_pid=1 << 22, planted_file="/nonexistent/planted",
@@ -293,14 +302,14 @@ def both_paths(code: str, problem: PreparedProblem, ctx: JudgeContext) -> dict[J
     return results
 
 
-@pytest.mark.parametrize("name", [*CASES, *RUNNER_ATTACKS])
+@pytest.mark.parametrize("name", [*CASES, *RUNNER_ATTACKS, *MEMORY_CASES])
 def test_a_program_gets_the_same_verdicts_in_one_jvm_as_in_fresh_jvms(
     name: str, prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext
 ) -> None:
     if name in CASES:
         code, kept, verdict = *CASES[name], PASSED if name in THREADED else None
     else:
-        code, kept, verdict = RUNNER_ATTACKS[name]
+        code, kept, verdict = RUNNER_ATTACKS.get(name) or MEMORY_CASES[name]
     problem = prepared("cpp")
     results = both_paths(code, problem, ctx)
     assert outcome(results["one_jvm"]) == outcome(results["fresh_jvm"]), results["fresh_jvm"].detail

@@ -71,6 +71,27 @@ int main() {{
 
 
 ANSWER = 'printf("%lld %.9f\\n", s, (double)s / n); fflush(stdout);'
+PTHREAD_SOLVE = """#include <pthread.h>
+static int n_;
+static void* solve(void* sum) {
+    long long s = *(long long*)sum;
+    volatile char scratch[1 << 20] = {1};  // a MiB of the thread's own stack
+    printf("%lld %.9f\\n", s + scratch[0] - 1, (double)s / n_); fflush(stdout);
+    return nullptr;
+}
+"""
+# main on a thread, deep recursion (the competitive-programming idiom), with and without stack_size.
+THREADED_PY = """import sys, threading
+def total(a, i):
+    return 0 if i == len(a) else a[i] + total(a, i + 1)
+def main():
+    n = int(input())
+    a = list(map(int, input().split()))
+    print(total(a, 0), sum(a) / n)
+sys.setrecursionlimit(10000)
+{stack}
+threading.Thread(target=main).start()
+"""
 PY_READ = "import os, sys, time\nn = int(input())\na = list(map(int, input().split()))\n"
 PY_ANSWER = "print(sum(a), sum(a) / n, flush=True)\n"
 SPIN = "for (volatile int k = 0;; k++) {}"
@@ -109,7 +130,20 @@ CASES: dict[str, Case] = {
     "py_orphan": Case("py3", PY_READ + "if os.fork() == 0:\n    time.sleep(60)\n" + PY_ANSWER, 0),
     "py_file_left": Case("py3", PY_READ + "open('/tmp/left', 'a').write('x')\n" + PY_ANSWER, 0),
     "py_spinner": Case("py3", PY_READ + "while True:\n    pass\n", 0, scored_there=True, verdict=Verdict.TIME_LIMIT),
-    "py_memory_error": Case("py3", PY_READ + "b = bytearray(1 << 40)\n", 0, verdict=Verdict.MEMORY_LIMIT),
+    # Memory is what the run uses, as the kernel counts it: 1 TiB is refused before any of it is used.
+    "py_memory_error": Case("py3", PY_READ + "b = bytearray(1 << 40)\n", 0, verdict=Verdict.RUNTIME_ERROR),
+    "py_memory_hog": Case("py3", PY_READ + "b = bytearray(1 << 30)\n", 0, verdict=Verdict.MEMORY_LIMIT),
+    # A program's words are not evidence: these print an allocation failure and exit with little in use.
+    "says_bad_alloc": Case("cpp", cpp('fputs("terminate called after throwing an instance of \'std::bad_alloc\'\\n", '
+                                      'stderr); abort();'), 0, verdict=Verdict.RUNTIME_ERROR),
+    "py_says_memory_error": Case("py3", PY_READ + "raise MemoryError\n", 0, verdict=Verdict.RUNTIME_ERROR),
+    # Honest programs that compute on a thread with default attributes (glibc reserves its stack at
+    # RLIMIT_STACK, the memory limit): they pass, in a box of their own (their threads use pids).
+    "std_thread": Case("cpp", cpp(f"std::thread([&] {{ {ANSWER} }}).join();", before="#include <thread>"), 0),
+    "pthread_default_attributes": Case("cpp", cpp("n_ = n; pthread_t t; pthread_create(&t, nullptr, solve, &s); "
+                                                  "pthread_join(t, nullptr);", before=PTHREAD_SOLVE), 0),
+    "py_thread": Case("py3", THREADED_PY.format(stack=""), 0),
+    "py_thread_with_a_big_stack": Case("py3", THREADED_PY.format(stack="threading.stack_size(1 << 27)"), 0),
 }
 def carry(first: str, seen: str, *, before: str = "") -> str:
     """A C++ program that tries to leave state for a later test: its first test (n = 1) runs ``first``,

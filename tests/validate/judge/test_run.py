@@ -10,7 +10,9 @@ import pytest
 from linteval_ray.schema.record import Language
 from linteval_ray.schema.result import Verdict
 from linteval_ray.validate.judge import JudgeContext, JudgeResult, PreparedProblem, judge_revision, prepare_problem
+from linteval_ray.validate.judge.limits import memory_evidence
 from linteval_ray.validate.judge.run import TestRecord, is_borderline_time_limit
+from linteval_ray.validate.sandbox.base import RunResult
 from tests.validate.judge import problems
 
 
@@ -206,3 +208,21 @@ def test_java_without_a_public_class_runs_the_class_with_main(
     code = problems.JAVA_SOLUTION.replace("public class Solution", "class Helper {}\nclass Runner")
     result = _judge(prepared, ctx, "java", code)
     assert result.verdict == Verdict.PASSED, result.detail
+
+
+def test_memory_limit_is_decided_by_the_kernels_counts_not_by_the_programs_words() -> None:
+    says = b"terminate called after throwing an instance of 'std::bad_alloc'\n"
+    heap = b'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\n'
+    killed = RunResult(exit_code=None, signal=signal.SIGKILL, oom_killed=True, memory_peak_mb=256)
+    assert "OOM killer" in (memory_evidence(killed, 256, "cpp") or "")
+    # With a memory cgroup, a native program's failure is its memory only when the kernel ended it.
+    assert memory_evidence(RunResult(exit_code=1, stderr=says, memory_peak_mb=250), 256, "cpp") is None
+    # Without one (address-space limits), a failure with its largest process near the limit.
+    assert memory_evidence(RunResult(exit_code=None, signal=6, stderr=says, peak_rss_mb=230), 256, "cpp")
+    assert memory_evidence(RunResult(exit_code=None, signal=6, stderr=says, peak_rss_mb=3), 256, "cpp") is None
+    # The JVM's heap is its own: its report counts with the kernel's count of the memory at the limit.
+    assert memory_evidence(RunResult(exit_code=1, stderr=heap, memory_peak_mb=270), 256, "java")
+    assert memory_evidence(RunResult(exit_code=1, stderr=heap, memory_peak_mb=30), 256, "java") is None
+    deep = RunResult(exit_code=1, stderr=b"java.lang.StackOverflowError", memory_peak_mb=330)  # a 64 MiB stack
+    assert memory_evidence(deep, 256, "java") is None
+    assert memory_evidence(RunResult(exit_code=0, stdout=b"7", memory_peak_mb=300), 256, "java") is None
