@@ -182,6 +182,12 @@ class ValidationConfig(_Section):
         "there). 'fresh_box' gives every test a box of its own "
         "(the reference path). Same verdicts, less CPU: see docs/security.md",
     )
+    audit_fraction: float = Field(
+        default=0.01, ge=0, le=1,
+        description="share of revisions (by a hash of the row id) judged by the fast path (java_tests: one_jvm, "
+        "native_tests: one_box) and again by the reference path; the reference judgement is recorded, "
+        "disagreements are logged and counted in manifest.json (audit). 0: none",
+    )
     lint_profile: str = Field(
         default="linteval",
         description="linter settings: 'linteval' (calibrated on the dataset's records), 'broad', "

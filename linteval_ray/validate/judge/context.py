@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import threading
 from collections.abc import Callable, Iterable
@@ -40,6 +41,10 @@ class JudgeContext:
 
     def __post_init__(self) -> None:
         self.scratch.mkdir(parents=True, exist_ok=True)
+
+    def reference_paths(self) -> JudgeContext:
+        """This context judging every test by the reference paths (a JVM, a box per test)."""
+        return dataclasses.replace(self, java_tests="fresh_jvm", native_tests="fresh_box")
 
     def run(
         self,

@@ -77,6 +77,13 @@ class TestRecord(BaseModel):
     warm: bool = False  # judged from a run in a revision's one box or one JVM (not a box of its own)
 
 
+class Audit(BaseModel):
+    """A revision judged by the fast path and by the reference path (``validate/audit.py``)."""
+
+    agreed: bool
+    fast: str = Field(description="the fast path's judgement, in words (for the log)")
+
+
 class JudgeResult(BaseModel):
     """The outcome of judging one revision."""
 
@@ -93,6 +100,7 @@ class JudgeResult(BaseModel):
     first_failure: FirstFailure | None = None
     compile_s: float = 0.0
     tests_s: float = 0.0
+    audit: Audit | None = Field(default=None, description="set when the revision was judged by both paths")
 
     @property
     def pass_at_1(self) -> bool:
@@ -106,8 +114,10 @@ class JudgeResult(BaseModel):
         return f"{self.verdict.value}: {self.detail}" if self.detail else self.verdict.value
 
 
-def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext) -> JudgeResult:
-    """Compile ``code`` and judge it on ``problem``'s tests."""
+def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext, *,
+                   audit: bool = False) -> JudgeResult:
+    """Compile ``code`` and judge it on ``problem``'s tests. ``audit``: where a fast path judged it, judge
+    it again by the reference path, and return that judgement with whether the two agreed."""
     counts = {"tests_generated": problem.tests_generated, "tests_dropped": problem.tests_dropped}
     with work_dir(ctx.scratch, "revision-") as tmp:
         outcome = compile_program(
@@ -131,9 +141,19 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
             )
         if not problem.reference.tests:
             return JudgeResult(compile_ok=True, verdict=Verdict.NO_TESTS, compile_s=outcome.seconds, **counts)
-        started = time.monotonic()
-        records = run_tests(outcome.program, problem, ctx)
-        tests_s = time.monotonic() - started
+        result = judged_tests(outcome.program, problem, ctx)
+        if audit and has_fast_path(outcome.program, ctx):
+            fast, result = result, judged_tests(outcome.program, problem, ctx.reference_paths())
+            result.audit = Audit(agreed=same_judgement(fast, result), fast=in_words(fast))
+            result.tests_s += fast.tests_s
+    return result.model_copy(update={"compile_s": outcome.seconds, **counts})
+
+
+def judged_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> JudgeResult:
+    """A compiled revision's judgement on every test (``run_tests``)."""
+    started = time.monotonic()
+    records = run_tests(program, problem, ctx)
+    tests_s = time.monotonic() - started
     verdict, detail = decide_verdict(records)
     failure = first_failure(records, problem) if verdict != Verdict.PASSED else None
     return JudgeResult(
@@ -146,10 +166,20 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
         tests=records,
         warm_tests=sum(r.warm for r in records),
         first_failure=failure,
-        compile_s=outcome.seconds,
         tests_s=tests_s,
-        **counts,
     )
+
+
+def same_judgement(a: JudgeResult, b: JudgeResult) -> bool:
+    """The same verdict, counts, per-test verdicts and first failing test (times and memory aside)."""
+    return in_words(a) == in_words(b) and [t.verdict for t in a.tests] == [t.verdict for t in b.tests]
+
+
+def in_words(result: JudgeResult) -> str:
+    failure = result.first_failure
+    first = f", first failure test {failure.test_name} ({failure.verdict})" if failure else ""
+    return (f"{result.verdict} {result.tests_passed} passed {result.tests_failed} failed "
+            f"({result.tests_skipped} skipped){first}")
 
 
 class PendingChecks:
@@ -213,15 +243,22 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
     return records
 
 
+def has_fast_path(program: CompiledProgram, ctx: JudgeContext) -> bool:
+    """Whether the settings and the program let a runner judge its tests in one box."""
+    if program.language == "java":
+        return ctx.java_tests == "one_jvm" and fits_one_jvm(program)
+    return ctx.native_tests == "one_box" and fits_one_box(program, ctx)
+
+
 def run_in_one_runner(
     program: CompiledProgram, tests: list[tuple[ReferenceTest, float]], problem: PreparedProblem, ctx: JudgeContext
 ) -> WarmRun:
     """What a runner judged in one box, when the settings and the program allow one."""
-    if ctx.java_tests == "one_jvm" and fits_one_jvm(program):
+    if not has_fast_path(program, ctx):
+        return WarmRun()
+    if program.language == "java":
         return WarmRun(kept=run_in_one_jvm(program, tests, problem.tests, ctx))
-    if ctx.native_tests == "one_box" and fits_one_box(program, ctx):
-        return run_in_one_box(program, tests, problem.tests, ctx)
-    return WarmRun()
+    return run_in_one_box(program, tests, problem.tests, ctx)
 
 
 def run_fresh(

@@ -9,6 +9,7 @@ import pytest
 
 from linteval_ray.schema.record import Language
 from linteval_ray.schema.result import Verdict
+from linteval_ray.validate.audit import audited
 from linteval_ray.validate.judge import JudgeContext, JudgeResult, PreparedProblem, judge_revision, prepare_problem
 from linteval_ray.validate.judge.limits import memory_evidence
 from linteval_ray.validate.judge.run import TestRecord, is_borderline_time_limit
@@ -226,3 +227,29 @@ def test_memory_limit_is_decided_by_the_kernels_counts_not_by_the_programs_words
     deep = RunResult(exit_code=1, stderr=b"java.lang.StackOverflowError", memory_peak_mb=330)  # a 64 MiB stack
     assert memory_evidence(deep, 256, "java") is None
     assert memory_evidence(RunResult(exit_code=0, stdout=b"7", memory_peak_mb=300), 256, "java") is None
+
+
+def test_an_audited_revision_is_judged_by_both_paths_and_the_reference_judgement_is_recorded(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext
+) -> None:
+    problem = prepared("cpp")
+    agrees = judge_revision("cpp", problems.CPP_SOLUTION, problem, ctx, audit=True)
+    assert agrees.audit is not None and agrees.audit.agreed and agrees.verdict == Verdict.PASSED
+    # Wrong only in one box (a test's pid there is past 2 from the second test on): a fast path that
+    # judged differently from the reference path is the audit's to find.
+    code = problems.CPP_SOLUTION.replace("int main() {", "#include <unistd.h>\nint main() {\n"
+                                         "    if (getpid() > 2) { puts(\"0 0\"); return 0; }")
+    fast = judge_revision("cpp", code, problem, ctx)
+    both = judge_revision("cpp", code, problem, ctx, audit=True)
+    assert fast.verdict == Verdict.WRONG_ANSWER and fast.warm_tests == problems.VALID_TESTS
+    assert both.audit is not None and not both.audit.agreed
+    assert "wrong_answer" in both.audit.fast
+    assert (both.verdict, both.warm_tests) == (Verdict.PASSED, 0)  # the reference path's judgement
+
+
+def test_the_audit_samples_the_same_share_of_rows_everywhere() -> None:
+    rows = [f"sample_{i}#0" for i in range(20000)]
+    picked = [row for row in rows if audited(row, 0.01)]
+    assert 140 < len(picked) < 260  # 1 % of 20,000, by a hash of the row id
+    assert picked == [row for row in rows if audited(row, 0.01)]
+    assert all(audited(row, 1.0) for row in rows[:100]) and not any(audited(row, 0.0) for row in rows)
