@@ -177,9 +177,10 @@ class ValidationConfig(_Section):
     native_tests: NativeTests = Field(
         default="one_box",
         description="how a C++ or Python revision's tests run: 'one_box' runs them one after the other in one box "
-        "per revision and keeps only tests that end normally and leave nothing behind (no process, file or IPC "
-        "object); from the first other test on, a box per test (one that ran out of CPU time is scored from its run "
-        "there). 'fresh_box' gives every test a box of its own "
+        "per revision and keeps only tests that end normally and leave nothing a later test could observe (no "
+        "process, pid, file, time stamp, extended attribute, IPC object, socket or packet); from the first other "
+        "test on, a box per test (one that ran out of CPU time is scored from its run there). 'fresh_box' gives "
+        "every test a box of its own "
         "(the reference path). Same verdicts, less CPU: see docs/security.md",
     )
     audit_fraction: float = Field(

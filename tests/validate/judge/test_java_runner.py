@@ -372,6 +372,11 @@ def test_a_program_in_the_runner_reaches_nothing_of_the_judge(
     assert judge_revision("java", code, problem, ctx).verdict == "passed"
 
 
+def first_failure(result: JudgeResult) -> tuple[object, ...] | None:
+    failure = result.first_failure
+    return None if failure is None else (failure.test_name, failure.verdict, failure.output_excerpt)
+
+
 def bundled_java() -> list[LintEvalRecord]:
     records = [LintEvalRecord.model_validate_json(line) for line in bundled_path().read_text().splitlines()]
     return [r for r in records if r.language == "java"]
@@ -389,6 +394,7 @@ def test_bundled_java_samples_get_the_same_verdicts_and_counts_in_one_jvm(
         code = reference_revision(record) or ""
         results = both_paths(code, problem, ctx)
         assert outcome(results["one_jvm"]) == outcome(results["fresh_jvm"]), record.sample_id
+        assert first_failure(results["one_jvm"]) == first_failure(results["fresh_jvm"]), record.sample_id
         verdicts.add(results["fresh_jvm"].verdict)
         if results["fresh_jvm"].verdict == "passed":
             assert results["one_jvm"].warm_tests == len(problem.reference.tests), record.sample_id
