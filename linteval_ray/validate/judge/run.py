@@ -342,12 +342,14 @@ def classify_run(result: RunResult, limit_s: float, limits: TestLimits, language
     kernel's CPU time, signals and memory counts, our own count of its output), else None (its
     output gets checked)."""
     # RLIMIT_CPU has whole seconds; the rusage total also counts every process of the run.
-    if result.cpu_s > limit_s:
-        return Verdict.TIME_LIMIT, f"{result.cpu_s:.2f} CPU-s, over the {limit_s:.2f} s limit"
-    if result.timed_out:
+    if result.timed_out or result.cpu_s > limit_s:
         if result.signal in CPU_KILL_SIGNALS and result.cpu_s >= CPU_USED_SHARE * limit_s:
-            return Verdict.TIME_LIMIT, f"RLIMIT_CPU ended it ({signal_name(result.signal)}) at {result.cpu_s:.2f} CPU-s"
-        return Verdict.TIME_LIMIT, f"the wall-clock cap ended it after {result.wall_s:.1f} s ({result.cpu_s:.2f} CPU-s)"
+            how = f"RLIMIT_CPU ended it ({signal_name(result.signal)})"
+        elif result.cpu_s > limit_s:
+            how = "it ended by itself"
+        else:
+            how = f"the wall-clock cap ended it after {result.wall_s:.1f} s"
+        return Verdict.TIME_LIMIT, f"{how} with {result.cpu_s:.2f} CPU-s used, the limit {limit_s:.2f} s"
     if result.output_exceeded:
         return Verdict.OUTPUT_LIMIT, f"more than {limits.output_mb} MiB of output"
     if (memory := memory_evidence(result, limits.memory_mb, language)) is not None:

@@ -40,7 +40,7 @@ from tests.security.corpus import CPP, PY, Targets
 from tests.validate.judge import problems
 
 ALL = -1  # every test of the problem
-TIMING = {"wall_s", "cpu_s", "memory_mb"}  # of a first failure: the host's, not the program's
+TIMING = {"wall_s", "cpu_s", "memory_mb", "evidence"}  # of a first failure: the host's, not the program's
 
 
 class Case(NamedTuple):
