@@ -215,7 +215,9 @@ class BwrapSandbox(Sandbox):
         # the sandbox's (bad mount, no namespaces), not the program's.
         if (b'"exit-code"' not in status or ready != READY) and not (result.timed_out or result.output_exceeded):
             detail = result.stderr.decode(errors="replace").strip()
-            raise SandboxError(f"bwrap could not set up the box: {detail or result.exit_code}")
+            how = f"exit {result.exit_code}" if result.signal is None else f"signal {result.signal}"
+            raise SandboxError(f"bwrap could not set up the box ({how}, init {'ready' if ready else 'not ready'}, "
+                               f"status {status[:200]!r}): {detail}")
         return result
 
     def close(self) -> None:
