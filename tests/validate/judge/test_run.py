@@ -136,9 +136,9 @@ def test_only_a_time_limit_a_busy_host_can_cause_is_run_again(signal: int | None
     [
         ("cpp", "#include <vector>\n#include <cstdio>\n"
                 "int main() { std::vector<long long> v(1LL << 31, 1); printf(\"%lld\", v[7]); }\n"),
-        ("py3", "a = [0] * (10 ** 10)\n"),
-        ("java", "public class Main { public static void main(String[] a) "
-                 "{ long[] x = new long[1 << 30]; x[5] = 1; System.out.println(x[5]); } }\n"),
+        ("py3", "a = [0] * (10 ** 8)\n"),
+        ("java", "public class Main { public static void main(String[] a) { java.util.List<long[]> h = "
+                 "new java.util.ArrayList<>(); for (;;) h.add(new long[1 << 20]); } }\n"),
     ],
 )
 def test_memory_hog_is_memory_limit(
@@ -156,6 +156,10 @@ def test_memory_hog_is_memory_limit(
         ("cpp", "int main() { return 3; }\n"),
         ("py3", "raise ValueError('boom')\n"),
         ("java", "public class Main { public static void main(String[] a) { throw new IllegalStateException(); } }\n"),
+        # Refused before any of it is used (80 GB; 8 GB past the heap): nothing the kernel counted says memory.
+        ("py3", "a = [0] * (10 ** 10)\n"),
+        ("java", "public class Main { public static void main(String[] a) "
+                 "{ long[] x = new long[1 << 30]; x[5] = 1; System.out.println(x[5]); } }\n"),
     ],
 )
 def test_crash_is_runtime_error(
