@@ -344,7 +344,7 @@ def classify_run(result: RunResult, limit_s: float, limits: TestLimits, language
     # RLIMIT_CPU has whole seconds; the rusage total also counts every process of the run.
     if result.timed_out or result.cpu_s > limit_s:
         if result.signal in CPU_KILL_SIGNALS and result.cpu_s >= CPU_USED_SHARE * limit_s:
-            how = f"RLIMIT_CPU ended it ({signal_name(result.signal)})"
+            how = f"RLIMIT_CPU ended it (signal {signal_name(result.signal)})"
         elif result.cpu_s > limit_s:
             how = "it ended by itself"
         else:
