@@ -36,6 +36,7 @@ from linteval_ray.validate.judge import (
     TestSet,
     compile_program,
 )
+from linteval_ray.validate.judge.limits import run_memory
 from linteval_ray.validate.judge.problem import TOOL_MEMORY_MB, generator_args
 from linteval_ray.validate.judge.run import decide_verdict, run_tests
 from linteval_ray.validate.lint.base import LintError, tail
@@ -208,8 +209,8 @@ class NaiveHarness:
 
     def _answer(self, program: CompiledProgram, tests: TestSet, ctx: JudgeContext, directory: Path) -> ReferenceRun:
         directory.mkdir()
-        limits = RunLimits(wall_s=self.limits.reference_time_limit_s,
-                           memory_mb=program.address_space_mb(self.limits.memory_mb),
+        address_space, resident = run_memory(program, ctx)  # the judge's memory rule for the original
+        limits = RunLimits(wall_s=self.limits.reference_time_limit_s, memory_mb=address_space, resident_mb=resident,
                            output_bytes=self.limits.output_mb << 20, file_size_mb=self.limits.output_mb)
         kept = []
         for name in tests.names:

@@ -193,10 +193,17 @@ class ValidationConfig(_Section):
     native_tests: NativeTests = Field(
         default="one_box",
         description="how a C++ or Python revision's tests run: 'one_box' runs them one after the other in one box "
-        "per revision and keeps only tests that end normally and leave nothing behind (no process, file or IPC "
-        "object); from the first other test on, a box per test (one that ran out of CPU time is scored from its run "
-        "there). 'fresh_box' gives every test a box of its own "
+        "per revision and keeps only tests that end normally and leave nothing a later test could observe (no "
+        "process, pid, file, time stamp, extended attribute, IPC object, socket or packet); from the first other "
+        "test on, a box per test (one that ran out of CPU time is scored from its run there). 'fresh_box' gives "
+        "every test a box of its own "
         "(the reference path). Same verdicts, less CPU: see docs/security.md",
+    )
+    audit_fraction: float = Field(
+        default=0.01, ge=0, le=1,
+        description="share of revisions (by a hash of the row id) judged by the fast path (java_tests: one_jvm, "
+        "native_tests: one_box) and again by the reference path; the reference judgement is recorded, "
+        "disagreements are logged and counted in manifest.json (audit). 0: none",
     )
     lint_profile: str = Field(
         default="linteval",

@@ -81,6 +81,9 @@ class LanguageSpec:
     compile_flags: tuple[str, ...] = ()  # what compiled submissions depend on (part of cache keys)
     tool_compile_flags: tuple[str, ...] = ()  # the same for testlib tools
     address_space_overhead_mb: int = 0  # RLIMIT_AS beyond the memory limit the runtime needs to start
+    # What the runtime writes to stderr when its own heap limit (the memory limit) is exhausted, for a
+    # runtime whose heap the kernel cannot see (None: the kernel counts the program's memory itself).
+    heap_exhausted: bytes | None = None
     # Run environment a program's output depends on (part of the cache key of reference answers).
     output_env: Mapping[str, str] = field(default_factory=lambda: NO_ENV)
     # Run and compile environment the runtime needs under the sandbox's limits.

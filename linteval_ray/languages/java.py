@@ -172,6 +172,7 @@ JAVA = LanguageSpec(
     compile_flags=JAVAC_FLAGS,
     tool_compile_flags=JAVAC_FLAGS,
     address_space_overhead_mb=AS_OVERHEAD_MB,
+    heap_exhausted=b"java.lang.OutOfMemoryError: Java heap space",
     runtime_env=frozen_env(RUNTIME_ENV),
     compiler_archive_warmup=ARCHIVE_WARMUP,
 )

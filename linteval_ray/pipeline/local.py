@@ -58,6 +58,8 @@ def describe(row: ResultRow) -> str:
     if failure is not None:
         lines.append(f"  first failure: test {failure.test_index} ({failure.verdict}, {failure.ended}); "
                      f"generator line {failure.generator_line}: {failure.generator_command}")
+        if failure.evidence:
+            lines.append(f"  evidence: {failure.evidence}")
     lines.append(f"  seconds: lint {t.lint_s:.2f}, prepare {t.prepare_s:.2f}, compile {t.compile_s:.2f}, "
                  f"tests {t.tests_s:.2f}, total {t.total_s:.2f}")
     return "\n".join(lines)

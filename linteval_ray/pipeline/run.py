@@ -32,6 +32,7 @@ from linteval_ray.load.readers import digest_in_background
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.stage import Stage, check_chain
 from linteval_ray.pipeline.stages import (
+    audit_counts,
     cache_counts,
     out_of_service_reports,
     pipeline_stages,
@@ -181,6 +182,7 @@ def _finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction:
     manifest.counts = {"rows": reduction.rows, "duplicates_dropped": reduction.duplicates,
                        **reduction.metrics.statuses}
     manifest.cache = cache_counts(folder)
+    manifest.audit = audit_counts(folder)
     # Workers that handed their batch over wrote no rows: their records say who they were.
     manifest.out_of_service = {**out_of_service_reports(folder), **out_of_service_workers(reduction.results)}
     manifests.write_manifest(folder, manifest)

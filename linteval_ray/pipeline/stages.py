@@ -20,6 +20,7 @@ from linteval_ray.schema.arrow import result_schema, rows_to_table
 from linteval_ray.schema.rows import GENERATION_COLUMNS
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import write_shard
+from linteval_ray.validate.audit import AuditStats
 
 if TYPE_CHECKING:
     from ray.data.context import AutoscalingConfig
@@ -49,8 +50,9 @@ class ValidateBatch:
     ``__ray_shutdown__``); ``__del__`` then closes the validator, removing its scratch dir.
     A killed actor leaves its dir behind: nothing runs in a SIGKILLed process.
 
-    After each batch the actor writes its content-cache counters to
-    ``cache-stats/<actor>.json`` in the run folder; the driver sums them into the manifest.
+    After each batch the actor writes its content-cache counters, and its audit's (revisions judged
+    by both paths, ``validate/audit.py``), to ``cache-stats/<actor>.json`` in the run folder; the
+    driver sums them into the manifest.
 
     A wrong canary (``validate/canary.py``) is recorded in ``out-of-service/<node>-<pid>.json``;
     then, while its node has hand-overs left (``HANDOVERS_PER_NODE``), the actor closes its validator
@@ -78,8 +80,9 @@ class ValidateBatch:
         for result in results:
             result.prompt_version = self._prompt_version
             result.worker = self._worker
-        stats = self._validator.cache.stats_snapshot()
-        self._folder.store.write_atomic(self._stats_url, stats.model_dump_json().encode())
+        stats = {**self._validator.cache.stats_snapshot().model_dump(mode="json"),
+                 "audit": self._validator.audit.model_dump(mode="json")}
+        self._folder.store.write_atomic(self._stats_url, json.dumps(stats).encode())
         return rows_to_table(results)
 
     def _record_out_of_service(self, reason: str) -> None:
@@ -271,6 +274,15 @@ def cache_counts(folder: RunFolder) -> dict[str, dict[str, int]]:
             for name, value in counts.items():
                 into[name] = into.get(name, 0) + int(value)
     return dict(sorted(totals.items()))
+
+
+def audit_counts(folder: RunFolder) -> dict[str, Any]:
+    """The audit's counters (revisions judged by both paths, agreed, disagreed, a few disagreeing row
+    ids), summed over every validation actor of the run (all attempts)."""
+    total = AuditStats()
+    for url in folder.store.list_files(folder.cache_stats, ".json", recursive=False):
+        total.add(AuditStats.model_validate(json.loads(folder.store.read_bytes(url)).get("audit", {})))
+    return total.model_dump(mode="json")
 
 
 def actor_pool_size(config: RunConfig) -> tuple[int, int]:

@@ -139,6 +139,9 @@ class FirstFailure(BaseModel):
     output_truncated: bool = False
     message: str = Field(default="", description="the checker's message, or the tail of the program's stderr")
     ended: str = Field(default="", description="how the run ended: 'exit 0', 'exit 1', 'signal 11 (SIGSEGV)', ...")
+    evidence: str | None = Field(
+        default=None, description="what decided this test's verdict, from the system's own facts (the kernel's CPU "
+        "time, signals and memory counts, the output's size, the problem's checker), never the program's text")
     exit_code: int | None = None
     signal: int | None = None
     wall_s: float = 0.0

@@ -64,6 +64,11 @@ class Manifest(BaseModel):
         "answers, lint of originals, compile of programs, ...): hits, misses (= builds), puts, waits; "
         "summed over every validation actor",
     )
+    audit: dict[str, Any] = Field(
+        default_factory=dict,
+        description="revisions judged by the fast path and the reference path (validation.audit_fraction): "
+        "audited, agreed, disagreed, disagreeing_rows (a few row ids); the reference judgement is recorded",
+    )
     warnings: list[str] = Field(default_factory=list, description="checks before generation (the LoRA probe)")
     out_of_service: dict[str, str] = Field(
         default_factory=dict, description="worker -> why its canary took it out of service (its batches went to "

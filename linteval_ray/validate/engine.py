@@ -23,9 +23,11 @@ from linteval_ray.schema.result import Limits, LintFailure, Timings
 from linteval_ray.schema.rows import InputRow, generation_facts, record_of
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.toolchain import Toolchain
+from linteval_ray.validate.audit import AuditStats, audited
 from linteval_ray.validate.cache import ContentCache, default_cache_dir
 from linteval_ray.validate.canary import OUT_OF_SERVICE, wrong_canary
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
+from linteval_ray.validate.judge.run import in_words
 from linteval_ray.validate.lint import LintError, Linters, LintOutcome, paper_category
 from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.suppressions import neutralize_added_suppressions
@@ -60,6 +62,7 @@ class Validator:
                                   python=config.python, java_tests=config.java_tests,
                                   native_tests=config.native_tests)
         self._batches = 0
+        self.audit = AuditStats()  # revisions judged by both paths (validation.audit_fraction)
         self.out_of_service: str | None = None  # why a canary says this worker must not score
         # Program text in rows names these as placeholders (sanitize.py).
         self.host_paths = host_paths({self._scratch: "<scratch>", self.cache.local_dir: "<cache>",
@@ -187,7 +190,13 @@ class Validator:
             return
         finally:
             w.timings.prepare_s += time.monotonic() - started
-        outcome = judge_revision(w.parsed.language, w.revised_code, problem, self.judge)
+        audit = audited(w.result.row_id, self.config.audit_fraction)
+        outcome = judge_revision(w.parsed.language, w.revised_code, problem, self.judge, audit=audit)
+        if outcome.audit is not None:
+            self.audit.count(w.result.row_id, outcome.audit.agreed)
+            if not outcome.audit.agreed:
+                log.warning("audit: %s: the fast path judged %s, the reference path %s (recorded)",
+                            w.result.row_id, outcome.audit.fast, in_words(outcome))
         if outcome.verdict == Verdict.COMPILE_ERROR and w.extraction_kind == "bare":
             # No cheap parser tells C++/Java prose from code: an unfenced answer is code if it compiles.
             w.extraction_failed(f"{ExtractionFailure.NO_CODE_BLOCK}: the unfenced answer does not compile")

@@ -32,7 +32,7 @@ def _results(output: Path) -> list[dict]:
 
 def test_bundled_subset_end_to_end_into_a_local_folder(tmp_path: Path):
     samples = small_mix()
-    outcome = run(_config(str(tmp_path / "out"), samples))
+    outcome = run(_config(str(tmp_path / "out"), samples, "validation.audit_fraction=1.0"))
     out = Path(outcome.output)
 
     rows = _results(out)
@@ -48,6 +48,8 @@ def test_bundled_subset_end_to_end_into_a_local_folder(tmp_path: Path):
     assert manifest["counts"]["rows"] == len(samples) and manifest["finished_at"]
     assert manifest["toolchain"]["tools"]["pmd"]["version"] == "7.28.0"
     assert manifest["lint_profile"]["name"] == "linteval" and manifest["lint_profile"]["config_id"]
+    # Every judged revision (all but the one with no code) went through its fast path and the reference path.
+    assert manifest["audit"] == {"audited": 3, "agreed": 3, "disagreed": 0, "disagreeing_rows": []}
 
 
 def test_lint_agreement_with_the_recorded_alerts_in_rows_metrics_and_report(tmp_path: Path):

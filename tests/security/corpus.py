@@ -276,13 +276,14 @@ JAVA = [
     case("fork_bomb", "java", java("""\
         for (;;) {
             try { new ProcessBuilder("/usr/bin/sleep", "1000").start(); } catch (Exception e) { }
-        }"""), TLE, MLE, note="RLIMIT_NPROC counts threads: the JVM may report OutOfMemoryError (no native thread)"),
+        }"""), TLE, RE, note="RLIMIT_NPROC counts threads: the JVM cannot start a process (or a thread); nothing "
+            "the kernel counts says memory"),
     case("thread_bomb", "java", java("""\
         for (;;) {
             Thread t = new Thread(() -> { try { Thread.sleep(1000000); } catch (InterruptedException e) { } });
             t.setDaemon(true);
             t.start();
-        }"""), MLE, RE, note="OutOfMemoryError: unable to create native thread"),
+        }"""), MLE, RE, note="OutOfMemoryError: unable to create native thread (RLIMIT_NPROC: not memory)"),
     case("memory_hog", "java", java("""\
         java.util.List<long[]> hog = new java.util.ArrayList<>();
         for (;;) hog.add(new long[1 << 20]);"""), MLE),

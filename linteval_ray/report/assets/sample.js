@@ -96,6 +96,7 @@
       ["generator", f.generator_command && el("code", {id: "failure-generator"},
         `line ${f.generator_line}: ${f.generator_command}`)],
       ["ended", f.ended],
+      ["evidence", f.evidence],
       ["message", f.message && el("pre", {id: "failure-message"}, f.message)],
       ["time s", `wall ${fmt(f.wall_s, 3)} · cpu ${fmt(f.cpu_s, 3)} · limit ${fmt(f.time_limit_s, 2)}`],
       ["memory", f.memory_mb === null ? "not measured (at most the worker's own footprint)" : `${fmt(f.memory_mb, 1)} MB peak`],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import threading
 from collections.abc import Callable, Iterable
@@ -41,6 +42,10 @@ class JudgeContext:
     def __post_init__(self) -> None:
         self.scratch.mkdir(parents=True, exist_ok=True)
 
+    def reference_paths(self) -> JudgeContext:
+        """This context judging every test by the reference paths (a JVM, a box per test)."""
+        return dataclasses.replace(self, java_tests="fresh_jvm", native_tests="fresh_box")
+
     def run(
         self,
         argv: list[str],
@@ -67,12 +72,13 @@ class JudgeContext:
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
         as_pid1: bool = False,
+        fds: tuple[int, ...] = (),
     ) -> RunResult:
         """Run in the caller's ``workdir`` (what the run leaves there is the caller's to read)."""
         with self._lock:
             self.sandbox_runs += 1
         return self.sandbox.run(argv, workdir=workdir, limits=limits, stdin=stdin, mounts=mounts, env=env,
-                                as_pid1=as_pid1)
+                                as_pid1=as_pid1, fds=fds)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``fn`` over ``items`` on ``jobs`` threads (each sandbox run is its own process)."""

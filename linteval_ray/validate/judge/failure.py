@@ -102,6 +102,7 @@ def describe(index: int, record: TestRecord, problem: PreparedProblem) -> FirstF
         expected_excerpt=expected, expected_truncated=expected_cut,
         output_excerpt=output, output_truncated=output_cut,
         message=safe_text(record.detail)[0], ended=ended(record.verdict, record.exit_code, record.signal),
+        evidence=record.evidence or None,
         exit_code=record.exit_code, signal=record.signal,
         wall_s=record.wall_s, cpu_s=record.cpu_s, time_limit_s=record.time_limit_s, memory_mb=record.peak_rss_mb,
     )

@@ -15,10 +15,19 @@ that did not, the runner halts, and that test and every later one go through the
 path (``run.run_one_test``) as before: time limits, crashes, memory and output limits are all
 judged there, by the reference path. Outputs are checked as for any language (``check.py``).
 
+No program code runs outside its own test's window (see ``JavaRunner.java``): the runner reports
+"abort" when anything of the program ran between tests or one of its own threads died, and then
+nothing of the run is kept; so is a report that does not end as the runner ends it, and a run whose
+CPU time, measured by the kernel outside the JVM, exceeds what its tests reported by more than
+a small bound (``HIDDEN_CPU_*``: the runner's own work between tests): the whole revision goes to fresh
+JVMs.
+
 A program whose classes name what could reach outside its own test (``FileDescriptor``: the
 runner's real stdin/stdout; shutdown hooks; the system class loader; ``setAccessible``;
-internal APIs) is not run here at all. A hostile program stays in the box either way: this
-only decides which of its own outputs are judged.
+internal APIs) or run code outside it (a ``finalize`` method, or JDK classes whose finalizers
+call methods a subclass overrides: AWT graphics, image I/O streams, Swing text, a single-thread
+executor) is not run here at all. A hostile program stays in the box either way: this only
+decides which of its own outputs are judged.
 """
 
 from __future__ import annotations
@@ -33,9 +42,12 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import BaseModel, Field
+
 from linteval_ray.languages.java import RUN_FLAGS
 from linteval_ray.validate.cache import default_cache_dir
 from linteval_ray.validate.judge.compile import PROGRAM_DIR, CompiledProgram
+from linteval_ray.validate.judge.limits import run_memory
 from linteval_ray.validate.judge.warm import WarmTest, within_budgets
 from linteval_ray.validate.sandbox.base import Mount, RunLimits
 from linteval_ray.validate.scratch import read_regular_file, work_dir
@@ -64,7 +76,15 @@ COMPILE_TIMEOUT_S = 120
 JVM_LOG_TO_STDERR = ("-Xlog:disable", "-Xlog:all=warning:stderr")
 # Byte strings in a class file that keep a program out of the runner (see the module docstring).
 UNSUPPORTED = (b"java/io/FileDescriptor", b"addShutdownHook", b"getSystemClassLoader", b"setAccessible",
-               b"setSecurityManager", b"sun/misc/", b"jdk/internal/")
+               b"setSecurityManager", b"sun/misc/", b"jdk/internal/",
+               # code that runs on the JVM's finalizer thread, outside any test
+               b"finalize", b"java/awt/", b"javax/imageio/", b"javax/swing/", b"newSingleThreadExecutor")
+# The runner's own CPU between tests (restores, class loaders, the JIT and GC catching up), beyond
+# which the run's CPU as the kernel counts it may not exceed the start-up and the tests' figures.
+HIDDEN_CPU_FIXED_S = 0.25
+HIDDEN_CPU_PER_TEST_S = 0.02
+# A test the watchdog stopped used its CPU budget and at most this much more (its poll interval).
+WATCHDOG_SLACK_S = 0.05
 
 
 def fits_one_jvm(program: CompiledProgram) -> bool:
@@ -94,42 +114,78 @@ def run_in_one_jvm(
         argv = [program.java, f"-Xmx{ctx.limits.memory_mb}m", *RUN_FLAGS, "-Djava.security.manager=allow",
                 *JVM_LOG_TO_STDERR, "-cp", RUNNER_DIR, "JavaRunner", PROGRAM_DIR, program.entry, PLAN_FILE,
                 str(OUTPUT_BUDGET_CAPS * cap), str(cap)]
+        address_space, resident = run_memory(program, ctx)
         limits = RunLimits(
             wall_s=STARTUP_WALL_S + sum(limit for _, limit in tests),
             cpu_s=STARTUP_CPU_S + sum(WARM_CPU_SHARE * limit for _, limit in tests),
-            memory_mb=program.address_space_mb(ctx.limits.memory_mb),
+            memory_mb=address_space,
+            resident_mb=resident,
             output_bytes=REPORT_BYTES,
             file_size_mb=ctx.limits.output_mb,
         )
         mounts = [program.mount(), Mount(src=runner_classes(ctx.toolchain.javac), dst=RUNNER_DIR),
                   Mount(src=inputs.directory, dst=INPUTS_DIR)]
         result = ctx.run_in(workdir, argv, limits=limits, mounts=mounts, env=program.env())
-        done = within_budgets(_read_report(result.stdout, [test.name for test, _ in tests], workdir),
-                              [limit for _, limit in tests], WARM_CPU_SHARE)
+        report = read_report(result.stdout, [test.name for test, _ in tests], workdir)
+    budgets = [WARM_CPU_SHARE * limit for _, limit in tests]
+    why = report.why_not_kept or hidden_cpu(report, result.cpu_s, budgets)
+    done = [] if why else within_budgets(report.done, [limit for _, limit in tests], WARM_CPU_SHARE)
     if len(done) < len(tests):
         log.debug("one-JVM runner kept %d of %d tests: %s (exit %s, signal %s: %s)", len(done), len(tests),
-                  _stop_line(result.stdout), result.exit_code, result.signal,
+                  why or report.last_line, result.exit_code, result.signal,
                   result.stderr.decode("utf-8", "replace")[-300:])
     return done
 
 
-def _read_report(stdout: bytes, names: list[str], workdir: Path) -> list[WarmTest]:
-    """The "done" lines in test order whose output file is the one the runner wrote."""
-    done: list[WarmTest] = []
-    for line, name in zip(stdout.decode("utf-8", "replace").splitlines(), names, strict=False):
+class RunnerReport(BaseModel):
+    """What the runner reported: the tests that ended normally, in order, and how it ended."""
+
+    startup_cpu_s: float = 0.0
+    done: list[WarmTest] = Field(default_factory=list)
+    stopped: bool = False  # at the test after the last done one ("stop"), else all done ("end")
+    why_not_kept: str | None = Field(default=None, description="set when nothing of the run may be kept")
+    last_line: str = ""
+
+
+def read_report(stdout: bytes, names: list[str], workdir: Path) -> RunnerReport:
+    """"start", the "done" lines in test order (each with the digest of the output file the runner
+    wrote), then "end" or "stop NAME ..." for the next test; anything else keeps nothing ("abort":
+    something ran outside its test or a runner thread died; no last line: the runner was killed)."""
+    lines = stdout.decode("utf-8", "replace").split("\n")
+    first = lines[0].split(" ")
+    if len(first) != 2 or first[0] != "start" or not first[1].isdigit():
+        return RunnerReport(why_not_kept=f"no start line: {lines[0][:100]!r}")
+    report = RunnerReport(startup_cpu_s=int(first[1]) / 1e9)
+    for line in lines[1:]:
+        report.last_line = line[:200]
         words = line.split(" ")
-        if len(words) != 5 or words[:2] != ["done", name]:
+        name = names[len(report.done)] if len(report.done) < len(names) else None
+        if words == ["end"] and name is None:
+            return report
+        if words[0] == "stop" and len(words) > 2 and words[1] == name:
+            report.stopped = True
+            return report
+        if len(words) != 5 or words[:2] != ["done", name] or not all(w.isdigit() for w in words[2:4]):
             break
-        output = read_regular_file(workdir / OUTPUT_DIR, str(len(done)))
+        output = read_regular_file(workdir / OUTPUT_DIR, str(len(report.done)))
         if output is None or hashlib.sha256(output).hexdigest() != words[4]:
-            break  # rewritten by a later test: judged afresh
-        done.append(WarmTest(name=name, stdout=output, cpu_s=int(words[2]) / 1e9, wall_s=int(words[3]) / 1e9))
-    return done
+            break  # rewritten after its test
+        report.done.append(WarmTest(name=name, stdout=output, cpu_s=int(words[2]) / 1e9, wall_s=int(words[3]) / 1e9))
+    report.why_not_kept = f"the report does not end as the runner ends it: {report.last_line!r}"
+    return report
 
 
-def _stop_line(stdout: bytes) -> str:
-    lines = [line for line in stdout.decode("utf-8", "replace").splitlines() if line.startswith("stop ")]
-    return lines[-1] if lines else "no report (the runner was killed)"
+def hidden_cpu(report: RunnerReport, box_cpu_s: float, budgets: list[float]) -> str | None:
+    """Why the run's CPU, as the kernel counted it outside the JVM, is more than the runner's start-up,
+    its tests' figures (and the budget of the test it stopped at) and its own work between tests
+    account for; None when it is not."""
+    reported = report.startup_cpu_s + sum(test.cpu_s for test in report.done)
+    if report.stopped:
+        reported += budgets[len(report.done)] + WATCHDOG_SLACK_S
+    bound = HIDDEN_CPU_FIXED_S + HIDDEN_CPU_PER_TEST_S * len(budgets)
+    if box_cpu_s <= reported + bound:
+        return None
+    return f"the box used {box_cpu_s:.2f} CPU-s, its tests and start-up reported {reported:.2f}"
 
 
 @functools.cache

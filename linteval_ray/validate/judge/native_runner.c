@@ -1,31 +1,34 @@
-/* native_runner INPUTS OUTPUT_CAP OUTPUT_BUDGET HEAD TAIL PROGRAM [ARG...] < PLAN: a C++ or Python
+/* native_runner INPUTS_FD OUTPUT_CAP OUTPUT_BUDGET HEAD TAIL PROGRAM [ARG...] < PLAN: a C++ or Python
  * revision's tests, one after the other, in one box (see linteval_ray/validate/judge/native_runner.py).
  *
  * It runs as the box's pid 1 (no other process of the box holds its report pipe, and no program can
  * signal it) and refuses to run as any other pid: it ends each test with kill(-1), which outside a
  * pid namespace would reach every process of the uid.
  *
- * PLAN (stdin: no file of it in the box; INPUTS is the folder of the test inputs): one test a line, tab-separated: name, input file, CPU
- * budget ms, CPU limit s, wall budget ms, wall cap ms. Each test runs PROGRAM as a child with the
- * input file as stdin, BOX/.stdout and BOX/.stderr (files) as stdout and stderr, only those three
- * descriptors, no right to read any file of INPUTS (Landlock: the test's own input is its stdin, and
- * no test reads another's), and RLIMIT_CPU at the test's limit (the other rlimits are the box's, per process: the
- * same a box of its own gives). After the child exits, or at the wall cap, every other process of
- * the box is killed and reaped; the test's CPU time is what this process's reaped children used
- * meanwhile (RUSAGE_CHILDREN: the child and every process it left behind).
+ * PLAN (stdin: no file of it in the box): one test a line, tab-separated: name, input file, CPU budget
+ * ms, CPU limit s, wall budget ms, wall cap ms. The inputs are not in the box: INPUTS_FD is a directory
+ * descriptor the judge opened on the host, which only this process holds (it is not dumpable, and no
+ * test inherits it), so no test can list, stat or read another test's input. Each test runs PROGRAM as
+ * a child with its input file as stdin, a memfd each as stdout and stderr (nothing of them in the box's
+ * file systems), only those three descriptors, and RLIMIT_CPU at the test's limit (the other rlimits
+ * are the box's, per process: the same a box of its own gives). After the child exits, or at the wall
+ * cap, every other process of the box is killed and reaped; the test's CPU time is what this process's
+ * reaped children used meanwhile (RUSAGE_CHILDREN: the child and every process it left behind).
  *
- * A test is kept only if it ended normally and left nothing behind: exit status 0, CPU time and wall
- * time within their budgets, no process still alive, stdout and stderr regular files under the
- * output cap, and the box's writable file systems exactly as before the test (names, inodes, sizes,
- * times). Then "done NAME CPU_NS WALL_NS SIZE\n" and the SIZE bytes of its stdout go to this
- * process's stdout. At the first test that was not kept the runner exits, after "stop NAME
- * REASON\n": that test and the later ones are judged afresh, a box each. Or, when the test's process
- * was killed by SIGXCPU or SIGKILL before the wall cap (it may have run out of CPU time), after
- * "ended NAME SIGNAL CPU_NS WALL_NS MAXRSS_KB OUT_SIZE ERR_SIZE HEAD TAIL\n", the first HEAD bytes of
- * its stdout and the last TAIL of its stderr: the judge decides whether that is a time limit.
- * So no test can leave state for a later one (files, processes; SysV and POSIX IPC, which outlive a
- * process in the box's IPC namespace, end the test that asks for them: a seccomp filter kills it),
- * and no test's CPU time is spent elsewhere. */
+ * A test is kept only if it ended normally and left nothing a later test could observe: exit status 0,
+ * CPU time and wall time within their budgets, no process still alive and no pid used but its own (the
+ * pid counter is readable: /proc/sys/kernel/ns_last_pid), stdout and stderr under the output cap, the
+ * box's writable file systems exactly as before (every entry and each root: name, inode, type and mode,
+ * owner, size, links, access, change and modification times, extended attributes) and the network
+ * namespace's tables and counters as before (sockets in any state, TIME_WAIT included, and every
+ * packet counted: a test that used the network at all is not kept). Then "done NAME CPU_NS WALL_NS
+ * SIZE\n" and the SIZE bytes of its stdout go to this process's stdout. At the first test that was
+ * not kept the runner exits, after "stop NAME REASON\n": that test and the later ones are judged
+ * afresh, a box each. Or, when the test's process was killed by SIGXCPU or SIGKILL before the wall cap
+ * (it may have run out of CPU time), after "ended NAME SIGNAL CPU_NS WALL_NS MAXRSS_KB OUT_SIZE
+ * ERR_SIZE HEAD TAIL\n", the first HEAD bytes of its stdout and the last TAIL of its stderr: the judge
+ * decides whether that is a time limit. SysV and POSIX IPC objects, which would outlive a process in
+ * the box's IPC namespace, end the test that asks for one (a seccomp filter kills it). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -33,7 +36,6 @@
 #include <limits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
-#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
@@ -44,18 +46,26 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_TESTS 4096
-#define STDOUT_FILE "/box/.stdout"
-#define STDERR_FILE "/box/.stderr"
+#define XATTR_BYTES 65536
 
 /* The file systems a program can write to: the box's root and /dev (tmpfs, writable when the box
- * runs in a user namespace), /tmp and the work dir. A walk stays on the file system it starts in. */
-static const char *const WRITABLE_ROOTS[] = {"/", "/dev", "/tmp", "/box"};
+ * runs in a user namespace), its ptys, /tmp and the work dir. A walk stays on the file system it
+ * starts in. */
+static const char *const WRITABLE_ROOTS[] = {"/", "/dev", "/dev/pts", "/tmp", "/box"};
+/* The network namespace's socket tables and counters (sockstat's fields for the whole host are left
+ * out: see network_state). */
+static const char *const NETWORK_FILES[] = {
+    "/proc/net/sockstat", "/proc/net/sockstat6", "/proc/net/dev", "/proc/net/snmp", "/proc/net/snmp6",
+    "/proc/net/netstat", "/proc/net/unix", "/proc/net/ip6_flowlabel",
+};
 
 struct test {
     char *name, *input;
@@ -110,8 +120,44 @@ static void mix(uint64_t *h, const void *data, size_t n) {
     }
 }
 
-/* Every entry below DIR on DIR's own file system: its name, inode, type and mode, and for anything
- * but a directory its size, link count and times (a write changes ctime, which no program can set). */
+/* Extended attributes of the entry NAME in DIR (names and values). */
+static void mix_xattrs(uint64_t *h, int dir, const char *name) {
+    static char names[XATTR_BYTES], value[XATTR_BYTES];
+    char path[64];
+    int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        mix(h, "?", 1);
+        return;
+    }
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd); /* the entry itself, opened without following it */
+    ssize_t size = listxattr(path, names, sizeof names);
+    mix(h, &size, sizeof size);
+    for (ssize_t at = 0; at < size; at += (ssize_t)strlen(names + at) + 1) {
+        ssize_t got = getxattr(path, names + at, value, sizeof value);
+        mix(h, names + at, strlen(names + at) + 1);
+        mix(h, &got, sizeof got);
+        if (got > 0)
+            mix(h, value, (size_t)got);
+    }
+    close(fd);
+}
+
+/* What stat says of an entry that a later test could read: a write or an explicit time changes ctime,
+ * which no program can set back; atime too (see settle). */
+static void mix_stat(uint64_t *h, const struct stat *st) {
+    mix(h, &st->st_ino, sizeof st->st_ino);
+    mix(h, &st->st_mode, sizeof st->st_mode);
+    mix(h, &st->st_uid, sizeof st->st_uid);
+    mix(h, &st->st_gid, sizeof st->st_gid);
+    mix(h, &st->st_size, sizeof st->st_size);
+    mix(h, &st->st_nlink, sizeof st->st_nlink);
+    mix(h, &st->st_atim, sizeof st->st_atim);
+    mix(h, &st->st_mtim, sizeof st->st_mtim);
+    mix(h, &st->st_ctim, sizeof st->st_ctim);
+}
+
+/* Every entry below DIR on DIR's own file system, with its stat and extended attributes. Symbolic links
+ * are read (which sets their access time once: see settle). */
 static void walk(int dir, dev_t dev, uint64_t *h, long *entries) {
     DIR *d = fdopendir(dir);
     if (!d) {
@@ -125,23 +171,23 @@ static void walk(int dir, dev_t dev, uint64_t *h, long *entries) {
             continue;
         struct stat st;
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != dev)
-            continue; /* another file system: a read-only bind, /proc, devpts */
+            continue; /* another file system: a read-only bind, /proc, devpts (a root of its own) */
         (*entries)++;
+        if (S_ISLNK(st.st_mode)) {
+            char target[PATH_MAX];
+            ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target);
+            mix(h, &n, sizeof n);
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW);
+        }
         mix(h, e->d_name, strlen(e->d_name) + 1);
-        mix(h, &st.st_ino, sizeof st.st_ino);
-        mix(h, &st.st_mode, sizeof st.st_mode);
-        mix(h, &st.st_uid, sizeof st.st_uid);
+        mix_stat(h, &st);
+        mix_xattrs(h, dirfd(d), e->d_name);
         if (S_ISDIR(st.st_mode)) {
             int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (sub >= 0)
                 walk(sub, dev, h, entries);
             else
                 mix(h, "?", 1);
-        } else {
-            mix(h, &st.st_size, sizeof st.st_size);
-            mix(h, &st.st_nlink, sizeof st.st_nlink);
-            mix(h, &st.st_mtim, sizeof st.st_mtim);
-            mix(h, &st.st_ctim, sizeof st.st_ctim);
         }
     }
     closedir(d);
@@ -159,11 +205,82 @@ static uint64_t writable_state(void) {
             continue;
         }
         long entries = 0;
-        mix(&h, &st.st_mode, sizeof st.st_mode);
+        mix_stat(&h, &st);
+        mix_xattrs(&h, AT_FDCWD, WRITABLE_ROOTS[i]);
         walk(dir, st.st_dev, &h, &entries);
         mix(&h, &entries, sizeof entries);
     }
     return h;
+}
+
+/* The network namespace's tables and counters. sockstat's "orphan", "alloc" and "mem" count the whole
+ * host's sockets: they are left out (its "inuse", "tw" and "used" are this namespace's). */
+static uint64_t network_state(void) {
+    uint64_t h = 1469598103934665603ULL;
+    static char text[1 << 16];
+    for (size_t i = 0; i < sizeof NETWORK_FILES / sizeof NETWORK_FILES[0]; i++) {
+        int fd = open(NETWORK_FILES[i], O_RDONLY | O_CLOEXEC);
+        ssize_t size = 0, got;
+        while (fd >= 0 && size < (ssize_t)sizeof text - 1 && (got = read(fd, text + size, sizeof text - 1 - size)) > 0)
+            size += got;
+        if (fd >= 0)
+            close(fd);
+        text[size] = 0;
+        mix(&h, &size, sizeof size);
+        int host_wide = 0;
+        for (char *word = strtok(text, " \n"); word; word = strtok(NULL, " \n")) {
+            if (host_wide) {
+                host_wide = 0;
+                continue;
+            }
+            host_wide = i == 0 && (!strcmp(word, "orphan") || !strcmp(word, "alloc") || !strcmp(word, "mem"));
+            if (!host_wide)
+                mix(&h, word, strlen(word) + 1);
+        }
+    }
+    return h;
+}
+
+/* The box's file systems and network namespace as a test starts them. Reading an entry sets its access
+ * time once after each change (relatime): until then a test could read whether an earlier one read it,
+ * and when; two walks clock ticks apart leave every access time past its entry's change, so no later
+ * read sets it again (the walk that records reads too). And the network namespace settles: bwrap's own socket (it brought up lo) is freed a
+ * little after the box starts. */
+static void settle(uint64_t *files, uint64_t *network) {
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    writable_state();
+    *network = network_state();
+    for (int i = 0; i < 50; i++) {
+        nanosleep(&tick, NULL);
+        uint64_t now = network_state();
+        if (now == *network && i > 0)
+            break;
+        *network = now;
+    }
+    writable_state();
+    *files = writable_state();
+}
+
+/* Whether the network namespace is back as it was: a socket's memory is freed a little after its last
+ * process (RCU), so a test that closed one is given a moment; a TIME_WAIT lasts a minute. */
+static int network_settled(uint64_t network) {
+    struct timespec ms = {0, 1000 * 1000};
+    for (int i = 0; i < 50; i++) {
+        if (network_state() == network)
+            return 1;
+        nanosleep(&ms, NULL);
+    }
+    return 0;
+}
+
+/* The last pid the box's pid namespace gave out. */
+static long last_pid(void) {
+    char text[32] = {0};
+    int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, text, sizeof text - 1) <= 0)
+        fail("read ns_last_pid");
+    close(fd);
+    return atol(text);
 }
 
 static int read_plan(FILE *plan, struct test *tests) {
@@ -191,44 +308,16 @@ static int read_plan(FILE *plan, struct test *tests) {
     return count;
 }
 
-static int create_file(const char *path) {
-    unlink(path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+static int new_memfd(const char *name) {
+    int fd = memfd_create(name, MFD_CLOEXEC);
     if (fd < 0)
-        fail(path);
+        fail("memfd_create");
     return fd;
 }
 
-/* A Landlock ruleset under which no file of /HIDDEN can be opened for reading and every other file
- * can (reading is the only access it handles: writes, listings and execs stay as they were); -1
- * where the kernel has no Landlock. */
-static int ruleset_hiding(const char *hidden) {
-    struct landlock_ruleset_attr attr = {.handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE};
-    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-    DIR *root = ruleset >= 0 ? opendir("/") : NULL;
-    if (!root)
-        return -1;
-    struct dirent *e;
-    while ((e = readdir(root))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, hidden))
-            continue;
-        int fd = openat(dirfd(root), e->d_name, O_PATH | O_CLOEXEC);
-        struct landlock_path_beneath_attr rule = {.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE, .parent_fd = fd};
-        if (fd < 0 || syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
-            closedir(root);
-            return -1;
-        }
-        close(fd);
-    }
-    closedir(root);
-    return ruleset;
-}
-
-static void exec_test(const struct test *t, int out, int err, int ruleset, char **argv) {
-    int in = open(t->input, O_RDONLY | O_CLOEXEC);
+static void exec_test(const struct test *t, int inputs, int out, int err, char **argv) {
+    int in = openat(inputs, t->input, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-        _exit(126);
-    if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
         _exit(126);
     close_range(3, ~0U, 0);
     struct rlimit cpu = {(rlim_t)t->cpu_limit_s, (rlim_t)t->cpu_limit_s + 1}; /* as a box's prlimit sets it */
@@ -266,19 +355,12 @@ static int end_every_process(void) {
     return alive;
 }
 
-/* An output file as the test left it: a regular file under CAP bytes, opened without following
- * links and without blocking on a FIFO put in its place; -1 if not. */
-static int open_output(const char *path, long cap, off_t *size) {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+/* The size of an output memfd, or -1 when it is at or past CAP. */
+static off_t output_size(int fd, long cap) {
     struct stat st;
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size >= cap) {
-        close(fd);
-        return -1;
-    }
-    *size = st.st_size;
-    return fd;
+    if (fstat(fd, &st) != 0)
+        fail("fstat an output");
+    return st.st_size < cap ? st.st_size : -1;
 }
 
 static void write_all(const char *data, size_t n) {
@@ -309,11 +391,9 @@ static void send_range(int fd, off_t from, off_t size) {
 
 /* A test whose process ran out of CPU time: how it ended, the first HEAD bytes of its stdout and the
  * last TAIL of its stderr. */
-static void ended(const char *name, int sig, int64_t cpu, int64_t wall, long maxrss_kb, off_t head, off_t tail) {
-    off_t size = 0, err_size = 0;
-    int out = open_output(STDOUT_FILE, LONG_MAX, &size), err = open_output(STDERR_FILE, LONG_MAX, &err_size);
-    if (out < 0 || err < 0)
-        return; /* not files any more: the box-per-test path judges it */
+static void ended(const char *name, int sig, int64_t cpu, int64_t wall, long maxrss_kb, int out, int err, off_t head,
+                  off_t tail) {
+    off_t size = output_size(out, LONG_MAX), err_size = output_size(err, LONG_MAX);
     head = size < head ? size : head;
     tail = err_size < tail ? err_size : tail;
     printf("ended %s %d %lld %lld %ld %lld %lld %lld %lld\n", name, sig, (long long)cpu, (long long)wall, maxrss_kb,
@@ -332,40 +412,38 @@ static void stop(const char *name, const char *reason) {
 
 int main(int argc, char **argv) {
     if (argc < 7) {
-        fputs("usage: native_runner INPUTS OUTPUT_CAP OUTPUT_BUDGET HEAD TAIL PROGRAM [ARG...] < PLAN\n", stderr);
+        fputs("usage: native_runner INPUTS_FD OUTPUT_CAP OUTPUT_BUDGET HEAD TAIL PROGRAM [ARG...] < PLAN\n", stderr);
         return 125;
     }
     if (getpid() != 1) {
         fputs("native_runner: must be the box's pid 1\n", stderr);
         return 125;
     }
-    prctl(PR_SET_DUMPABLE, 0); /* no program opens our report pipe through /proc */
+    prctl(PR_SET_DUMPABLE, 0); /* no program opens our report pipe or the inputs' descriptor through /proc */
     static struct test tests[MAX_TESTS];
     int count = read_plan(stdin, tests);
-    const char *inputs = argv[1];
+    int inputs = atoi(argv[1]);
     long cap = atol(argv[2]);
     long budget = atol(argv[3]);
     off_t head = atol(argv[4]), tail = atol(argv[5]);
-    int ruleset = inputs[0] == '/' && !strchr(inputs + 1, '/') ? ruleset_hiding(inputs + 1) : -1;
-    if (ruleset < 0)
-        stop(count ? tests[0].name : "end", "landlock"); /* no test may read another's input */
+    if (fcntl(inputs, F_SETFD, FD_CLOEXEC) != 0)
+        fail("the inputs' descriptor");
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);
     forbid_lasting_ipc();
-    uint64_t before = writable_state();
+    uint64_t files, network;
+    settle(&files, &network);
     for (int i = 0; i < count; i++) {
         const struct test *t = &tests[i];
-        int out = create_file(STDOUT_FILE), err = create_file(STDERR_FILE);
+        int out = new_memfd("stdout"), err = new_memfd("stderr");
         int64_t cpu_before = children_cpu_ns(), started = now_ns();
         pid_t child = fork();
         if (child < 0)
             fail("fork");
         if (child == 0)
-            exec_test(t, out, err, ruleset, argv + 6);
-        close(out);
-        close(err);
+            exec_test(t, inputs, out, err, argv + 6);
         int status = 0;
         struct rusage usage = {0};
         int exited = wait_until(child, started + t->wall_cap_ms * 1000000L, &status, &usage);
@@ -373,20 +451,18 @@ int main(int argc, char **argv) {
         int left_running = end_every_process();
         int64_t cpu = children_cpu_ns() - cpu_before;
         if (exited && WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
-            ended(t->name, WTERMSIG(status), cpu, wall, usage.ru_maxrss, head, tail);
-        off_t size = 0, err_size = 0;
-        out = open_output(STDOUT_FILE, cap, &size);
-        err = open_output(STDERR_FILE, cap, &err_size);
-        unlink(STDOUT_FILE);
-        unlink(STDERR_FILE);
+            ended(t->name, WTERMSIG(status), cpu, wall, usage.ru_maxrss, out, err, head, tail);
+        off_t size = output_size(out, cap), err_size = output_size(err, cap);
         const char *why = !exited ? "wall"
                           : !WIFEXITED(status) || WEXITSTATUS(status) != 0 ? "status"
                           : cpu > t->cpu_budget_ms * 1000000L ? "cpu"
                           : wall > t->wall_budget_ms * 1000000L ? "wall"
                           : left_running ? "processes"
-                          : out < 0 || err < 0 ? "output"
+                          : last_pid() != child ? "pids"
+                          : size < 0 || err_size < 0 ? "output"
                           : size > budget ? "budget"
-                          : writable_state() != before ? "files" : NULL;
+                          : writable_state() != files ? "files"
+                          : !network_settled(network) ? "network" : NULL;
         if (why)
             stop(t->name, why);
         printf("done %s %lld %lld %lld\n", t->name, (long long)cpu, (long long)wall, (long long)size);

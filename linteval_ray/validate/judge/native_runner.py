@@ -3,35 +3,36 @@
 A box costs ~8.5 ms of CPU per test to set up and tear down (namespaces, mounts, the init), about
 half of a C++ revision's test CPU and a quarter of a Python one's (bench/README.md). The runner
 starts one box per revision, with the same rlimits, mounts, environment and seccomp filter as a box
-per test, and runs each test as its child: the test's input file as stdin, files as stdout and
+per test, and runs each test as its child: the test's input file as stdin, memfds as stdout and
 stderr, RLIMIT_CPU at the test's limit.
 
-Verdicts cannot drift because the runner only keeps tests that ended normally and left nothing
-behind: exit status 0, CPU time under ``CPU_SHARE`` of the test's limit and wall time under the
-limit, stdout and stderr under the output cap, no process alive after the test, and the box's
-writable file systems exactly as before it. At the first test that did not, the runner stops, and
-that test and every later one go through the box-per-test path (``run.run_one_test``): crashes,
-memory and output limits are all judged there, by the reference path. Outputs are checked as for
-any test (``check.py``). One exception, so that a time limit costs one run and not two: a test
-whose process was killed by RLIMIT_CPU (SIGXCPU, or SIGKILL at the hard limit) before its wall
-cap comes back as its run (``WarmRun.out_of_time``), and the judge scores it as the box-per-test
-path would score that run, when that path would not run it again (``run.run_tests``).
+Verdicts cannot drift because the runner only keeps tests that ended normally and left nothing a
+later test could observe: exit status 0, CPU time under ``CPU_SHARE`` of the test's limit and wall
+time under the limit, stdout and stderr under the output cap, no process alive after the test and
+no pid used but its own, the box's writable file systems exactly as before it (entries, times,
+extended attributes) and its network namespace too (sockets in any state, packet counters). At the
+first test that did not, the runner stops, and that test and every later one go through the
+box-per-test path (``run.run_one_test``): crashes, memory and output limits are all judged there,
+by the reference path. Outputs are checked as for any test (``check.py``). One exception, so that a
+time limit costs one run and not two: a test whose process was killed by RLIMIT_CPU (SIGXCPU, or
+SIGKILL at the hard limit) before its wall cap comes back as its run (``WarmRun.out_of_time``), and
+the judge scores it as the box-per-test path would score that run, when that path would not run it
+again (``run.run_tests``).
 
-Why no test can help another (or the score): no test can read another's input (they are in the
-box, read-only, for the runner: a Landlock rule lets no test open any of them, its own is its
-stdin; without Landlock the runner judges nothing), so no test can do a later one's work; a
-test's CPU time is everything its processes used (the runner, as the box's pid 1, reaps whatever
-it left and kills what still runs); nothing outlives a kept test (no process, no file; SysV and
-POSIX IPC objects, which would outlive it in the box's IPC namespace, kill the test that asks for
-one, so it runs again in a box of its own where they are allowed); and the runner's report
-reaches us on a pipe only pid 1 holds, which no program can open (pid 1 is not dumpable) or
-signal.
+Why no test can help another (or the score): the inputs are not in the box (the runner reads them
+through a directory descriptor only it holds), so no test can list, stat or read another's; a test's
+CPU time is everything its processes used (the runner, as the box's pid 1, reaps whatever it left
+and kills what still runs); nothing a test leaves is kept (above; SysV and POSIX IPC objects, which
+would outlive it in the box's IPC namespace, kill the test that asks for one, so it runs again in a
+box of its own where they are allowed); and the runner's report reaches us on a pipe only pid 1
+holds, which no program can open (pid 1 is not dumpable) or signal.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,7 +54,6 @@ log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_name("native_runner.c")
 RUNNER = "/native-runner"  # the runner binary, read-only in the box
-INPUTS_DIR = "/inputs"  # the problem's test inputs, read-only in the box
 LANGUAGES = ("cpp", "py3")
 # A test using more than this share of its CPU limit is judged again in a box of its own: a box
 # adds its own set-up to the run's CPU time, so a test at its limit must not be judged here.
@@ -78,8 +78,8 @@ def fits_one_box(program: CompiledProgram, ctx: JudgeContext) -> bool:
 
 @functools.cache
 def runner_binary() -> str | None:
-    """The runner, built once per node; None (and a warning, once) where it cannot be: kernel
-    headers without Landlock (before 5.13), a libc without ``close_range`` (before 2.34)."""
+    """The runner, built once per node; None (and a warning, once) where it cannot be: a libc
+    without ``close_range`` or ``memfd_create`` (before 2.34)."""
     try:
         return compiled(SOURCE)
     except SandboxError as exc:
@@ -99,24 +99,27 @@ def run_in_one_box(
     budget = OUTPUT_BUDGET_CAPS * cap
     test_limits = [test_run_limits(program, limit, ctx) for _, limit in tests]
     plan = "".join(
-        f"{test.name}\t{INPUTS_DIR}/{inputs.input_path(test.name).name}\t{int(CPU_SHARE * limit * 1000)}\t"
+        f"{test.name}\t{inputs.input_path(test.name).name}\t{int(CPU_SHARE * limit * 1000)}\t"
         f"{cpu_limit_s(run)}\t{int(limit * 1000)}\t{int(run.wall_s * 1000)}\n"
         for (test, limit), run in zip(tests, test_limits, strict=True))
-    argv = [RUNNER, INPUTS_DIR, str(cap), str(budget), str(STDOUT_HEAD_BYTES), str(STDERR_TAIL_BYTES),
+    # The inputs as a descriptor only the runner holds: nothing of them is in the box.
+    inputs_fd = os.open(inputs.directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    argv = [RUNNER, str(inputs_fd), str(cap), str(budget), str(STDOUT_HEAD_BYTES), str(STDERR_TAIL_BYTES),
             *program.argv(ctx.limits.memory_mb)]
     limits = RunLimits(
         # Kept tests end within their limits; the one it stops at, within its wall cap.
         wall_s=STARTUP_WALL_S + sum(limit for _, limit in tests) + max(run.wall_s for run in test_limits),
         # RLIMIT_CPU is per process: each test's own is set by the runner, under this hard limit.
         cpu_s=STARTUP_CPU_S + max(limit for _, limit in tests) + 1,
-        memory_mb=program.address_space_mb(ctx.limits.memory_mb),
+        memory_mb=test_limits[0].memory_mb,
+        resident_mb=test_limits[0].resident_mb,
         output_bytes=budget + REPORT_LINE_BYTES * (len(tests) + 1) + STDOUT_HEAD_BYTES + STDERR_TAIL_BYTES,
         file_size_mb=ctx.limits.output_mb,
     )
-    mounts = [program.mount(), Mount(src=inputs.directory, dst=INPUTS_DIR), Mount(src=Path(binary), dst=RUNNER)]
+    mounts = [program.mount(), Mount(src=Path(binary), dst=RUNNER)]
     with work_dir(ctx.scratch, "native-runner-") as workdir:
         result = ctx.run_in(workdir, argv, limits=limits, stdin=plan.encode(), mounts=mounts, env=program.env(),
-                            as_pid1=True)
+                            as_pid1=True, fds=(inputs_fd,))
     names = [test.name for test, _ in tests]
     done, at = read_report(result.stdout, names)
     kept = within_budgets(done, [limit for _, limit in tests], CPU_SHARE)
@@ -124,16 +127,11 @@ def run_in_one_box(
     if len(kept) == len(done) < len(tests):
         out_of_time = read_out_of_time(result.stdout[at:], names[len(done)], test_limits[len(done)], cap)
     if len(kept) < len(tests) and out_of_time is None:
-        _log_stop(result.stdout[at:at + REPORT_LINE_BYTES].split(b"\n")[0].decode("ascii", "replace"),
-                  f"kept {len(kept)} of {len(tests)} tests (exit {result.exit_code}, signal {result.signal}: "
-                  f"{result.stderr.decode('utf-8', 'replace')[-300:]})")
+        log.debug("one-box runner: %s; kept %d of %d tests (exit %s, signal %s: %s)",
+                  result.stdout[at:at + REPORT_LINE_BYTES].split(b"\n")[0].decode("ascii", "replace"),
+                  len(kept), len(tests), result.exit_code, result.signal,
+                  result.stderr.decode("utf-8", "replace")[-300:])
     return WarmRun(kept=kept, out_of_time=out_of_time)
-
-
-def _log_stop(line: str, what: str) -> None:
-    if line.endswith(" landlock"):
-        _warn_no_landlock()
-    log.debug("one-box runner: %s; %s", line, what)
 
 
 def read_report(report: bytes, names: list[str]) -> tuple[list[WarmTest], int]:
@@ -169,12 +167,6 @@ def read_out_of_time(report: bytes, name: str, limits: RunLimits, cap: int) -> R
     return RunResult(exit_code=None, signal=sig, stdout=report[start:start + head], stderr=report[start + head:],
                      wall_s=wall_ns / 1e9, cpu_s=cpu_s, timed_out=killed_for_cpu(sig, cpu_s, limits),
                      peak_rss_mb=maxrss_kb / 1024)
-
-
-@functools.cache
-def _warn_no_landlock() -> None:
-    log.warning("this kernel has no Landlock, which keeps a test from reading the other tests' inputs: C++ and "
-                "Python tests take a box each (validation.native_tests: fresh_box does so without trying)")
 
 
 def _report_line(report: bytes, at: int) -> list[str]:

@@ -33,6 +33,7 @@ from linteval_ray.schema.record import Language, LintEvalRecord
 from linteval_ray.validate.judge.commands import GeneratorCommand, parse_generator_cmd, parse_line
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_cached, cxx_flags
 from linteval_ray.validate.judge.context import JudgeContext
+from linteval_ray.validate.judge.limits import run_memory
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
 from linteval_ray.validate.scratch import work_dir
 
@@ -293,6 +294,7 @@ def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeConte
         toolchain=ctx.toolchain.toolchain_id,
         wall_s=ctx.limits.reference_time_limit_s,
         memory_mb=ctx.limits.memory_mb,
+        memory_used=ctx.sandbox.counts_memory,  # memory counted as used (a cgroup) or as address space
         output_mb=ctx.limits.output_mb,
         python=ctx.python if spec.interpreted else None,
         python_env=dict(spec.output_env) or None,  # e.g. PYTHONHASHSEED: the answers depend on it
@@ -333,9 +335,11 @@ def _run_reference(language: Language, code: str, tests: TestSet, key: str, ctx:
 
 
 def _answer_tests(program: CompiledProgram, tests: TestSet, staging: Path, ctx: JudgeContext) -> dict[str, object]:
+    address_space, resident = run_memory(program, ctx)
     limits = RunLimits(
         wall_s=ctx.limits.reference_time_limit_s,
-        memory_mb=program.address_space_mb(ctx.limits.memory_mb),
+        memory_mb=address_space,
+        resident_mb=resident,
         output_bytes=ctx.limits.output_mb << 20,
         file_size_mb=ctx.limits.output_mb,
     )

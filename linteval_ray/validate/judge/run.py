@@ -37,6 +37,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.config import TestLimits
 from linteval_ray.schema.record import Language
 from linteval_ray.schema.result import FirstFailure, Verdict
 from linteval_ray.validate.judge.check import BATCH_BUDGET_CAPS, DETAIL_CAP, check_outputs, stderr_tail
@@ -44,7 +45,7 @@ from linteval_ray.validate.judge.compile import CompiledProgram, compile_program
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.failure import HEAD_BYTES, first_failure
 from linteval_ray.validate.judge.java_runner import fits_one_jvm, run_in_one_jvm
-from linteval_ray.validate.judge.limits import test_run_limits, time_limit_s
+from linteval_ray.validate.judge.limits import memory_evidence, test_run_limits, time_limit_s
 from linteval_ray.validate.judge.native_runner import fits_one_box, run_in_one_box
 from linteval_ray.validate.judge.problem import PreparedProblem, ReferenceTest
 from linteval_ray.validate.judge.warm import WarmRun, WarmTest
@@ -66,12 +67,21 @@ class TestRecord(BaseModel):
     wall_s: float = 0.0
     cpu_s: float = 0.0
     detail: str = ""
+    evidence: str = ""  # the system's facts that decided a failed test's verdict (never the program's text)
     # How the run ended, for ``first_failure`` (the output head is kept for failed tests only).
     exit_code: int | None = None
     signal: int | None = None
     peak_rss_mb: float | None = None
     output_head: bytes = b""
     output_more: bool = False
+    warm: bool = False  # judged from a run in a revision's one box or one JVM (not a box of its own)
+
+
+class Audit(BaseModel):
+    """A revision judged by the fast path and by the reference path (``validate/audit.py``)."""
+
+    agreed: bool
+    fast: str = Field(description="the fast path's judgement, in words (for the log)")
 
 
 class JudgeResult(BaseModel):
@@ -86,9 +96,11 @@ class JudgeResult(BaseModel):
     tests_dropped: int = 0
     tests_skipped: int = Field(default=0, description="not started after a time limit (counted in failed)")
     tests: list[TestRecord] = Field(default_factory=list)
+    warm_tests: int = Field(default=0, description="tests judged from a run in one box or one JVM per revision")
     first_failure: FirstFailure | None = None
     compile_s: float = 0.0
     tests_s: float = 0.0
+    audit: Audit | None = Field(default=None, description="set when the revision was judged by both paths")
 
     @property
     def pass_at_1(self) -> bool:
@@ -102,8 +114,10 @@ class JudgeResult(BaseModel):
         return f"{self.verdict.value}: {self.detail}" if self.detail else self.verdict.value
 
 
-def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext) -> JudgeResult:
-    """Compile ``code`` and judge it on ``problem``'s tests."""
+def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext, *,
+                   audit: bool = False) -> JudgeResult:
+    """Compile ``code`` and judge it on ``problem``'s tests. ``audit``: where a fast path judged it, judge
+    it again by the reference path, and return that judgement with whether the two agreed."""
     counts = {"tests_generated": problem.tests_generated, "tests_dropped": problem.tests_dropped}
     with work_dir(ctx.scratch, "revision-") as tmp:
         outcome = compile_program(
@@ -127,9 +141,19 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
             )
         if not problem.reference.tests:
             return JudgeResult(compile_ok=True, verdict=Verdict.NO_TESTS, compile_s=outcome.seconds, **counts)
-        started = time.monotonic()
-        records = run_tests(outcome.program, problem, ctx)
-        tests_s = time.monotonic() - started
+        result = judged_tests(outcome.program, problem, ctx)
+        if audit and has_fast_path(outcome.program, ctx):
+            fast, result = result, judged_tests(outcome.program, problem, ctx.reference_paths())
+            result.audit = Audit(agreed=same_judgement(fast, result), fast=in_words(fast))
+            result.tests_s += fast.tests_s
+    return result.model_copy(update={"compile_s": outcome.seconds, **counts})
+
+
+def judged_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> JudgeResult:
+    """A compiled revision's judgement on every test (``run_tests``)."""
+    started = time.monotonic()
+    records = run_tests(program, problem, ctx)
+    tests_s = time.monotonic() - started
     verdict, detail = decide_verdict(records)
     failure = first_failure(records, problem) if verdict != Verdict.PASSED else None
     return JudgeResult(
@@ -140,11 +164,22 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
         tests_failed=sum(r.verdict != Verdict.PASSED for r in records),
         tests_skipped=sum(r.verdict is None for r in records),
         tests=records,
+        warm_tests=sum(r.warm for r in records),
         first_failure=failure,
-        compile_s=outcome.seconds,
         tests_s=tests_s,
-        **counts,
     )
+
+
+def same_judgement(a: JudgeResult, b: JudgeResult) -> bool:
+    """The same verdict, counts, per-test verdicts and first failing test (times and memory aside)."""
+    return in_words(a) == in_words(b) and [t.verdict for t in a.tests] == [t.verdict for t in b.tests]
+
+
+def in_words(result: JudgeResult) -> str:
+    failure = result.first_failure
+    first = f", first failure test {failure.test_name} ({failure.verdict})" if failure else ""
+    return (f"{result.verdict} {result.tests_passed} passed {result.tests_failed} failed "
+            f"({result.tests_skipped} skipped){first}")
 
 
 class PendingChecks:
@@ -180,6 +215,8 @@ class PendingChecks:
         checked = check_outputs([(record.name, output) for record, output in pending], self._problem, self._ctx)
         for (record, output), (verdict, detail) in zip(pending, checked, strict=True):
             record.verdict, record.detail = verdict, detail
+            if verdict == Verdict.WRONG_ANSWER:
+                record.evidence = "the problem's checker rejected the output"
             if verdict != Verdict.PASSED:
                 record.output_head, record.output_more = output[:HEAD_BYTES], len(output) > HEAD_BYTES
 
@@ -195,7 +232,8 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
     records = [warm_record(run, limit, checks) for run, limit in zip(ran.kept, limits, strict=False)]
     rest, rest_limits = tests[len(records):], limits[len(records):]
     if ran.out_of_time is not None and rest:
-        record, _ = judged_run(ran.out_of_time, rest[0], rest_limits[0])
+        record, _ = judged_run(ran.out_of_time, program, rest[0], rest_limits[0], ctx)
+        record.warm = True
         if record.verdict == Verdict.TIME_LIMIT and not is_borderline_time_limit(record):
             skipped = [skipped_record(test, limit) for test, limit in zip(rest[1:], rest_limits[1:], strict=True)]
             checks.finish()
@@ -205,15 +243,22 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
     return records
 
 
+def has_fast_path(program: CompiledProgram, ctx: JudgeContext) -> bool:
+    """Whether the settings and the program let a runner judge its tests in one box."""
+    if program.language == "java":
+        return ctx.java_tests == "one_jvm" and fits_one_jvm(program)
+    return ctx.native_tests == "one_box" and fits_one_box(program, ctx)
+
+
 def run_in_one_runner(
     program: CompiledProgram, tests: list[tuple[ReferenceTest, float]], problem: PreparedProblem, ctx: JudgeContext
 ) -> WarmRun:
     """What a runner judged in one box, when the settings and the program allow one."""
-    if ctx.java_tests == "one_jvm" and fits_one_jvm(program):
+    if not has_fast_path(program, ctx):
+        return WarmRun()
+    if program.language == "java":
         return WarmRun(kept=run_in_one_jvm(program, tests, problem.tests, ctx))
-    if ctx.native_tests == "one_box" and fits_one_box(program, ctx):
-        return run_in_one_box(program, tests, problem.tests, ctx)
-    return WarmRun()
+    return run_in_one_box(program, tests, problem.tests, ctx)
 
 
 def run_fresh(
@@ -252,13 +297,14 @@ def is_borderline_time_limit(record: TestRecord) -> bool:
 def warm_record(run: WarmTest, limit_s: float, checks: PendingChecks) -> TestRecord:
     """A test that ended normally in a runner (exit 0, under its limits): its output to check."""
     record = TestRecord(name=run.name, verdict=None, time_limit_s=limit_s, wall_s=run.wall_s, cpu_s=run.cpu_s,
-                        exit_code=0)
+                        exit_code=0, warm=True)
     checks.add(record, run.stdout)
     return record
 
 
 def skipped_record(test: ReferenceTest, limit_s: float) -> TestRecord:
-    return TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, detail="skipped after a time limit")
+    return TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, detail="skipped after a time limit",
+                      evidence="not run: an earlier test reached its time limit")
 
 
 def run_one_test(
@@ -273,33 +319,52 @@ def run_one_test(
         mounts=[program.mount()],
         env=program.env(),
     )
-    return judged_run(result, test, limit_s)
+    return judged_run(result, program, test, limit_s, ctx)
 
 
-def judged_run(result: RunResult, test: ReferenceTest, limit_s: float) -> tuple[TestRecord, bytes | None]:
+def judged_run(result: RunResult, program: CompiledProgram, test: ReferenceTest, limit_s: float, ctx: JudgeContext
+               ) -> tuple[TestRecord, bytes | None]:
     """A test's record from its run, and the run's output when it ended normally (to check)."""
+    memory = result.memory_peak_mb if result.memory_peak_mb is not None else result.peak_rss_mb
     record = TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, wall_s=result.wall_s, cpu_s=result.cpu_s,
-                        exit_code=result.exit_code, signal=result.signal, peak_rss_mb=result.peak_rss_mb)
-    # RLIMIT_CPU has whole seconds; the rusage total also counts every process of the run.
-    failure = Verdict.TIME_LIMIT if result.cpu_s > limit_s else classify_run(result)
+                        exit_code=result.exit_code, signal=result.signal, peak_rss_mb=memory)
+    failure, evidence = classify_run(result, limit_s, ctx.limits, program.language)
     if failure is None:
         return record, result.stdout
-    record.verdict, record.detail = failure, stderr_tail(result)
+    record.verdict, record.detail, record.evidence = failure, stderr_tail(result), evidence
     record.output_head, record.output_more = result.stdout[:HEAD_BYTES], len(result.stdout) > HEAD_BYTES
     return record, None
 
 
-def classify_run(result: RunResult) -> Verdict | None:
-    """The verdict of a run that did not end normally, else None (its output gets checked)."""
-    if result.timed_out:
-        return Verdict.TIME_LIMIT
+def classify_run(result: RunResult, limit_s: float, limits: TestLimits, language: Language
+                 ) -> tuple[Verdict | None, str]:
+    """The verdict of a run that did not end normally and the system's facts that decide it (the
+    kernel's CPU time, signals and memory counts, our own count of its output), else None (its
+    output gets checked)."""
+    # RLIMIT_CPU has whole seconds; the rusage total also counts every process of the run.
+    if result.timed_out or result.cpu_s > limit_s:
+        if result.signal in CPU_KILL_SIGNALS and result.cpu_s >= CPU_USED_SHARE * limit_s:
+            how = f"RLIMIT_CPU ended it (signal {signal_name(result.signal)})"
+        elif result.cpu_s > limit_s:
+            how = "it ended by itself"
+        else:
+            how = f"the wall-clock cap ended it after {result.wall_s:.1f} s"
+        return Verdict.TIME_LIMIT, f"{how} with {result.cpu_s:.2f} CPU-s used, the limit {limit_s:.2f} s"
     if result.output_exceeded:
-        return Verdict.OUTPUT_LIMIT
-    if result.memory_exceeded:
-        return Verdict.MEMORY_LIMIT
+        return Verdict.OUTPUT_LIMIT, f"more than {limits.output_mb} MiB of output"
+    if (memory := memory_evidence(result, limits.memory_mb, language)) is not None:
+        return Verdict.MEMORY_LIMIT, memory
     if result.exit_code != 0:
-        return Verdict.RUNTIME_ERROR
-    return None
+        how = f"exit {result.exit_code}" if result.signal is None else f"signal {signal_name(result.signal)}"
+        return Verdict.RUNTIME_ERROR, how
+    return None, ""
+
+
+def signal_name(number: int | None) -> str:
+    try:
+        return f"{number} ({signal.Signals(number or 0).name})"
+    except ValueError:
+        return str(number)
 
 
 def decide_verdict(records: list[TestRecord]) -> tuple[Verdict, str | None]:

@@ -32,7 +32,10 @@ class RunLimits(BaseModel):
 
     wall_s: float = Field(description="wall-clock limit; the whole process group is killed")
     cpu_s: float | None = Field(default=None, description="RLIMIT_CPU (defaults to wall_s + 1)")
-    memory_mb: int = Field(default=1024, description="RLIMIT_AS")
+    memory_mb: int | None = Field(default=1024, description="RLIMIT_AS; None: none (resident_mb bounds the run)")
+    resident_mb: int | None = Field(
+        default=None, description="memory the run's processes may use together, bounded and counted by a memory "
+        "cgroup where the sandbox has them (Sandbox.counts_memory); None: not counted")
     output_bytes: int = Field(default=64 << 20, description="cap on captured stdout (and stderr)")
     file_size_mb: int = Field(default=64, description="RLIMIT_FSIZE")
     tmp_mb: int = Field(default=64, description="size of the box's /tmp, a tmpfs (its pages are host RAM); "
@@ -51,11 +54,15 @@ class RunResult(BaseModel):
     wall_s: float = 0.0
     cpu_s: float = 0.0
     timed_out: bool = False  # wall or CPU limit
-    memory_exceeded: bool = False  # best effort: bad_alloc / MemoryError / OOM signatures
     output_exceeded: bool = False
     peak_rss_mb: float | None = Field(
-        default=None, description="peak resident MB, None when it cannot be told from this process's own "
-        "(a spawned child's peak counts the parent's memory it started from)")
+        default=None, description="peak resident MB of the run's largest process, None when it cannot be told "
+        "(the run was killed)")
+    memory_peak_mb: float | None = Field(
+        default=None, description="peak of the memory the run's processes used together (its memory cgroup); "
+        "None when not counted")
+    oom_killed: bool = Field(default=False, description="the kernel's OOM killer ended a process of the run at "
+                             "its memory cgroup's limit")
 
     @property
     def ok(self) -> bool:
@@ -69,6 +76,11 @@ class Sandbox(ABC):
     # Whether a run can be the box's pid 1 (``as_pid1``): a pid namespace of its own per run.
     pid_namespace: ClassVar[bool] = False
 
+    @property
+    def counts_memory(self) -> bool:
+        """Whether ``RunLimits.resident_mb`` bounds and counts a run (a memory cgroup per run)."""
+        return False
+
     @abstractmethod
     def run(
         self,
@@ -80,10 +92,13 @@ class Sandbox(ABC):
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
         as_pid1: bool = False,
+        fds: tuple[int, ...] = (),
     ) -> RunResult:
         """Run ``argv`` with ``workdir`` mounted at ``BOX_DIR`` (cwd); never raises for the
         program's own failures, only for the sandbox's (``SandboxError``). ``as_pid1``: ``argv``
-        itself is the box's pid 1 (it must reap what it starts); only where ``pid_namespace``."""
+        itself is the box's pid 1 (it must reap what it starts); only where ``pid_namespace``.
+        ``fds``: open descriptors the program inherits at the same numbers (a trusted pid 1 that
+        must not expose them); the sandbox closes them once the run has started."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release held resources (e.g. the claimed sandbox uid)."""

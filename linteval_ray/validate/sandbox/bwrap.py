@@ -33,6 +33,7 @@ from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, RunLimits, RunResult, Sandbox, SandboxError
 from linteval_ray.validate.sandbox.box_init import BOX_PATH, READY, box_init_argv, box_init_binary
+from linteval_ray.validate.sandbox.cgroup import MemoryCgroups, RunCgroup
 from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, read_available, run_limited
 from linteval_ray.validate.sandbox.seccomp import box_filter, filter_fd
 from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid, kill_processes_of_uid
@@ -87,6 +88,14 @@ class BwrapSandbox(Sandbox):
         self._closed = False
         self._skeleton = self._skeleton_args()
         self._probe()
+        self._cgroup_leftovers: list[RunCgroup] = []
+        self._cgroups, why = MemoryCgroups.find()
+        if self._cgroups is None:
+            log.info("no memory cgroup per run (%s): programs' memory is bounded by their address space", why)
+
+    @property
+    def counts_memory(self) -> bool:
+        return self._cgroups is not None
 
     @property
     def uid(self) -> int:
@@ -108,6 +117,7 @@ class BwrapSandbox(Sandbox):
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
         as_pid1: bool = False,
+        fds: tuple[int, ...] = (),
     ) -> RunResult:
         if self._closed:
             raise SandboxError("sandbox is closed")
@@ -117,7 +127,7 @@ class BwrapSandbox(Sandbox):
         mount_args = [arg for mount in mounts or [] for arg in self._mount_args(mount)]
         uid = self._take_uid()
         try:
-            return self._run_as(uid, argv, workdir, limits, stdin, mount_args, env, as_pid1)
+            return self._run_as(uid, argv, workdir, limits, stdin, mount_args, env, as_pid1, fds)
         finally:
             self._give_back_uid(uid)
 
@@ -131,9 +141,47 @@ class BwrapSandbox(Sandbox):
         mount_args: list[str],
         env: dict[str, str] | None,
         as_pid1: bool,
+        fds: tuple[int, ...],
     ) -> RunResult:
         if self.privileged:
             _give_to_uid(workdir, uid)
+        cgroup = self._cgroups.create(limits.resident_mb) if self._cgroups and limits.resident_mb else None
+        try:
+            result = self._run_in_box(uid, argv, workdir, limits, stdin, mount_args, env, as_pid1, fds, cgroup)
+            if cgroup is not None:
+                counted = cgroup.counts()
+                if counted.peak_mb == 0:  # nothing was ever charged to it
+                    raise SandboxError(f"the run did not join its memory cgroup {cgroup.path}")
+                result.memory_peak_mb, result.oom_killed = counted.peak_mb, counted.oom_kills > 0
+            return result
+        finally:
+            if cgroup is not None:
+                self._remove_cgroup(cgroup, uid)
+
+    def _remove_cgroup(self, cgroup: RunCgroup, uid: int) -> None:
+        """Remove a run's cgroup, and those earlier runs left (a killed run's processes may still be
+        leaving its pid namespace)."""
+        with self._uid_lock:
+            pending, self._cgroup_leftovers = [*self._cgroup_leftovers, cgroup], []
+        if not cgroup.remove() and self.privileged:
+            kill_processes_of_uid(uid)
+        left = [c for c in pending if not c.remove()]
+        with self._uid_lock:
+            self._cgroup_leftovers += left
+
+    def _run_in_box(
+        self,
+        uid: int,
+        argv: list[str],
+        workdir: Path,
+        limits: RunLimits,
+        stdin: bytes | Path | None,
+        mount_args: list[str],
+        env: dict[str, str] | None,
+        as_pid1: bool,
+        fds: tuple[int, ...],
+        cgroup: RunCgroup | None,
+    ) -> RunResult:
         status_r, status_w = os.pipe()
         ready_r, ready_w = os.pipe()
         try:
@@ -141,7 +189,7 @@ class BwrapSandbox(Sandbox):
             command = [*prlimit_argv(limits), *self._bwrap_argv(workdir, mount_args, status_fd=status_w),
                        *self._box_init(uid, limits, ready_fd=ready_w, seccomp_fd=seccomp_fd, reaper=not as_pid1),
                        *argv]
-            fds = (status_w, ready_w) if seccomp_fd is None else (status_w, ready_w, seccomp_fd)
+            ours = (status_w, ready_w) if seccomp_fd is None else (status_w, ready_w, seccomp_fd)
             result = run_limited(
                 command,
                 cwd="/",
@@ -149,7 +197,8 @@ class BwrapSandbox(Sandbox):
                 env=build_env(env),
                 stdin=stdin,
                 exit_code_signals=True,
-                pass_fds=fds,
+                pass_fds=(*ours, *fds),
+                cgroup=cgroup,
             )
             status = read_available(status_r)
             ready = read_available(ready_r)
@@ -166,7 +215,9 @@ class BwrapSandbox(Sandbox):
         # the sandbox's (bad mount, no namespaces), not the program's.
         if (b'"exit-code"' not in status or ready != READY) and not (result.timed_out or result.output_exceeded):
             detail = result.stderr.decode(errors="replace").strip()
-            raise SandboxError(f"bwrap could not set up the box: {detail or result.exit_code}")
+            how = f"exit {result.exit_code}" if result.signal is None else f"signal {result.signal}"
+            raise SandboxError(f"bwrap could not set up the box ({how}, init {'ready' if ready else 'not ready'}, "
+                               f"status {status[:200]!r}): {detail}")
         return result
 
     def close(self) -> None:

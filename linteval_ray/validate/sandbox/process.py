@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult, SandboxError
+from linteval_ray.validate.sandbox.cgroup import RunCgroup
 from linteval_ray.validate.sandbox.reaper import parse_report, reaper_binary
 
 PRLIMIT = "/usr/bin/prlimit"  # util-linux: sets rlimits, then execs the command
@@ -36,20 +37,6 @@ BASE_ENV = {
     "MALLOC_ARENA_MAX": "2",
 }
 
-# stderr signatures of a failed allocation (C++, Python, JVM, glibc/libstdc++ messages).
-_OOM_SIGNATURES = (
-    b"std::bad_alloc",
-    b"MemoryError",
-    b"java.lang.OutOfMemoryError",
-    b"insufficient memory for the Java Runtime",
-    b"Could not reserve enough space",
-    b"Cannot allocate memory",
-    b"out of memory",
-)
-_OOM_TAIL_BYTES = 64 << 10
-# A crash (SIGSEGV/SIGABRT) counts as out-of-memory when the peak resident size
-# reached this share of the address-space limit: failed mallocs rarely get further.
-_OOM_RSS_SHARE = 0.8
 _READ_CHUNK = 1 << 16
 _DRAIN_AFTER_EXIT_S = 1.0
 
@@ -76,7 +63,7 @@ def prlimit_argv(limits: RunLimits) -> list[str]:
     return [
         PRLIMIT,
         f"--cpu={cpu}:{cpu + 1}",  # SIGXCPU at soft, SIGKILL at hard
-        f"--as={limits.memory_mb << 20}",
+        f"--as={'unlimited' if limits.memory_mb is None else limits.memory_mb << 20}",
         f"--fsize={limits.file_size_mb << 20}",
         f"--nofile={limits.nofile}",
         f"--nproc={limits.nproc}",
@@ -94,13 +81,15 @@ def run_limited(
     stdin: bytes | Path | None,
     exit_code_signals: bool,
     pass_fds: tuple[int, ...] = (),
+    cgroup: RunCgroup | None = None,
 ) -> RunResult:
     """Spawn ``argv`` in a new session, enforce wall time and output caps, kill the
     whole process group at the end, and classify the outcome.
 
     ``exit_code_signals``: the wrapper reports a signal death as exit 128+N (bwrap).
     ``pass_fds`` are inherited by the child and closed here once it is spawned.
-    The reaper (see ``reaper``) starts the command and reports its peak memory.
+    The reaper (see ``reaper``) starts the command, in ``cgroup`` when given, and reports its
+    peak memory.
     """
     reaper = reaper_binary()
     stdin_fd = -1
@@ -111,7 +100,7 @@ def run_limited(
             stdin_fd = _open_stdin(stdin)
             started = time.monotonic()
             proc = subprocess.Popen(
-                [reaper, str(report_w), *argv],
+                [reaper, str(report_w), str(cgroup.procs) if cgroup else "-", *argv],
                 cwd=cwd,
                 env=env,
                 stdin=stdin_fd,
@@ -260,33 +249,17 @@ def _classify(out: _Outcome, limits: RunLimits, exit_code_signals: bool) -> RunR
         # We killed it: its status says SIGKILL, not what the program did.
         exit_code, sig = None, signal.SIGKILL
     cpu_killed = killed_for_cpu(sig, cpu_s, limits)
-    stderr = bytes(out.stderr)
     return RunResult(
         exit_code=exit_code,
         signal=sig,
         stdout=bytes(out.stdout),
-        stderr=stderr,
+        stderr=bytes(out.stderr),
         wall_s=out.wall_s,
         cpu_s=cpu_s,
         timed_out=out.timed_out or cpu_killed,
-        memory_exceeded=_looks_out_of_memory(exit_code, sig, stderr, out.peak_rss_mb, limits),
         output_exceeded=out.output_exceeded,
         peak_rss_mb=out.peak_rss_mb,
     )
-
-
-def _looks_out_of_memory(
-    exit_code: int | None, sig: int | None, stderr: bytes, peak_rss_mb: float | None, limits: RunLimits
-) -> bool:
-    """Best effort: RLIMIT_AS makes allocations fail rather than killing the program,
-    so we recognise the failure by its stderr signature, or a crash near the limit."""
-    if exit_code == 0:
-        return False
-    tail = stderr[-_OOM_TAIL_BYTES:]
-    if any(s in tail for s in _OOM_SIGNATURES):
-        return True
-    crashed = sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS)
-    return crashed and peak_rss_mb is not None and peak_rss_mb >= _OOM_RSS_SHARE * limits.memory_mb
 
 
 def read_available(fd: int, limit: int = 1 << 16) -> bytes:

@@ -1,5 +1,6 @@
-/* reaper FD PROGRAM [ARG...]: run PROGRAM as a child, then write "<maxrss KiB>\n" to FD
- * and end as the child did (its exit code, or the same signal).
+/* reaper FD CGROUP_PROCS PROGRAM [ARG...]: run PROGRAM as a child, then write "<maxrss KiB>\n" to FD
+ * and end as the child did (its exit code, or the same signal). Unless CGROUP_PROCS is "-", the child
+ * first moves itself into that cgroup (its cgroup.procs file), so the whole run is counted there.
  *
  * Why: the first process a big parent (a Ray actor) spawns inherits the parent's peak resident size
  * at exec, so the rusage of that process says nothing of the program's memory. A child forked from
@@ -9,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -16,8 +18,8 @@
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fputs("usage: reaper FD PROGRAM [ARG...]\n", stderr);
+    if (argc < 4) {
+        fputs("usage: reaper FD CGROUP_PROCS PROGRAM [ARG...]\n", stderr);
         return 125;
     }
     int report = atoi(argv[1]);
@@ -28,7 +30,15 @@ int main(int argc, char **argv) {
         return 125;
     }
     if (child == 0) {
-        execv(argv[2], argv + 2);
+        if (strcmp(argv[2], "-") != 0) {
+            int procs = open(argv[2], O_WRONLY | O_CLOEXEC);
+            if (procs < 0 || write(procs, "0", 1) != 1) {
+                perror("reaper: join the run's memory cgroup");
+                _exit(125);
+            }
+            close(procs);
+        }
+        execv(argv[3], argv + 3);
         perror("reaper: exec");
         _exit(127);
     }

@@ -48,6 +48,7 @@ class RlimitSandbox(Sandbox):
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
         as_pid1: bool = False,
+        fds: tuple[int, ...] = (),
     ) -> RunResult:
         if as_pid1:
             raise SandboxError("the 'rlimits' sandbox has no pid namespace: a run cannot be its pid 1")
@@ -67,5 +68,6 @@ class RlimitSandbox(Sandbox):
             env=run_env,
             stdin=stdin,
             exit_code_signals=False,
+            pass_fds=fds,
         )
 

@@ -9,8 +9,11 @@ import pytest
 
 from linteval_ray.schema.record import Language
 from linteval_ray.schema.result import Verdict
+from linteval_ray.validate.audit import audited
 from linteval_ray.validate.judge import JudgeContext, JudgeResult, PreparedProblem, judge_revision, prepare_problem
+from linteval_ray.validate.judge.limits import memory_evidence
 from linteval_ray.validate.judge.run import TestRecord, is_borderline_time_limit
+from linteval_ray.validate.sandbox.base import RunResult
 from tests.validate.judge import problems
 
 
@@ -133,9 +136,9 @@ def test_only_a_time_limit_a_busy_host_can_cause_is_run_again(signal: int | None
     [
         ("cpp", "#include <vector>\n#include <cstdio>\n"
                 "int main() { std::vector<long long> v(1LL << 31, 1); printf(\"%lld\", v[7]); }\n"),
-        ("py3", "a = [0] * (10 ** 10)\n"),
-        ("java", "public class Main { public static void main(String[] a) "
-                 "{ long[] x = new long[1 << 30]; x[5] = 1; System.out.println(x[5]); } }\n"),
+        ("py3", "a = [0] * (10 ** 8)\n"),
+        ("java", "public class Main { public static void main(String[] a) { java.util.List<long[]> h = "
+                 "new java.util.ArrayList<>(); for (;;) h.add(new long[1 << 20]); } }\n"),
     ],
 )
 def test_memory_hog_is_memory_limit(
@@ -153,6 +156,10 @@ def test_memory_hog_is_memory_limit(
         ("cpp", "int main() { return 3; }\n"),
         ("py3", "raise ValueError('boom')\n"),
         ("java", "public class Main { public static void main(String[] a) { throw new IllegalStateException(); } }\n"),
+        # Refused before any of it is used (80 GB; 8 GB past the heap): nothing the kernel counted says memory.
+        ("py3", "a = [0] * (10 ** 10)\n"),
+        ("java", "public class Main { public static void main(String[] a) "
+                 "{ long[] x = new long[1 << 30]; x[5] = 1; System.out.println(x[5]); } }\n"),
     ],
 )
 def test_crash_is_runtime_error(
@@ -206,3 +213,47 @@ def test_java_without_a_public_class_runs_the_class_with_main(
     code = problems.JAVA_SOLUTION.replace("public class Solution", "class Helper {}\nclass Runner")
     result = _judge(prepared, ctx, "java", code)
     assert result.verdict == Verdict.PASSED, result.detail
+
+
+def test_memory_limit_is_decided_by_the_kernels_counts_not_by_the_programs_words() -> None:
+    says = b"terminate called after throwing an instance of 'std::bad_alloc'\n"
+    heap = b'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\n'
+    killed = RunResult(exit_code=None, signal=signal.SIGKILL, oom_killed=True, memory_peak_mb=256)
+    assert "OOM killer" in (memory_evidence(killed, 256, "cpp") or "")
+    # With a memory cgroup, a native program's failure is its memory only when the kernel ended it.
+    assert memory_evidence(RunResult(exit_code=1, stderr=says, memory_peak_mb=250), 256, "cpp") is None
+    # Without one (address-space limits), a failure with its largest process near the limit.
+    assert memory_evidence(RunResult(exit_code=None, signal=6, stderr=says, peak_rss_mb=230), 256, "cpp")
+    assert memory_evidence(RunResult(exit_code=None, signal=6, stderr=says, peak_rss_mb=3), 256, "cpp") is None
+    # The JVM's heap is its own: its report counts with the kernel's count of the memory at the limit.
+    assert memory_evidence(RunResult(exit_code=1, stderr=heap, memory_peak_mb=270), 256, "java")
+    assert memory_evidence(RunResult(exit_code=1, stderr=heap, memory_peak_mb=30), 256, "java") is None
+    deep = RunResult(exit_code=1, stderr=b"java.lang.StackOverflowError", memory_peak_mb=330)  # a 64 MiB stack
+    assert memory_evidence(deep, 256, "java") is None
+    assert memory_evidence(RunResult(exit_code=0, stdout=b"7", memory_peak_mb=300), 256, "java") is None
+
+
+def test_an_audited_revision_is_judged_by_both_paths_and_the_reference_judgement_is_recorded(
+    prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext
+) -> None:
+    problem = prepared("cpp")
+    agrees = judge_revision("cpp", problems.CPP_SOLUTION, problem, ctx, audit=True)
+    assert agrees.audit is not None and agrees.audit.agreed and agrees.verdict == Verdict.PASSED
+    # Wrong only in one box (a test's pid there is past 2 from the second test on): a fast path that
+    # judged differently from the reference path is the audit's to find.
+    code = problems.CPP_SOLUTION.replace("int main() {", "#include <unistd.h>\nint main() {\n"
+                                         "    if (getpid() > 2) { puts(\"0 0\"); return 0; }")
+    fast = judge_revision("cpp", code, problem, ctx)
+    both = judge_revision("cpp", code, problem, ctx, audit=True)
+    assert fast.verdict == Verdict.WRONG_ANSWER and fast.warm_tests == problems.VALID_TESTS
+    assert both.audit is not None and not both.audit.agreed
+    assert "wrong_answer" in both.audit.fast
+    assert (both.verdict, both.warm_tests) == (Verdict.PASSED, 0)  # the reference path's judgement
+
+
+def test_the_audit_samples_the_same_share_of_rows_everywhere() -> None:
+    rows = [f"sample_{i}#0" for i in range(20000)]
+    picked = [row for row in rows if audited(row, 0.01)]
+    assert 140 < len(picked) < 260  # 1 % of 20,000, by a hash of the row id
+    assert picked == [row for row in rows if audited(row, 0.01)]
+    assert all(audited(row, 1.0) for row in rows[:100]) and not any(audited(row, 0.0) for row in rows)
