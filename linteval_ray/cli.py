@@ -155,8 +155,7 @@ def cmd_reduce(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from linteval_ray.report.compare import compare_table
-    from linteval_ray.report.site import CompareRun, write_compare_site
+    from linteval_ray.report.compare import CompareRun, compare_table, write_compare_site
     from linteval_ray.report.tables import to_markdown, to_text
     from linteval_ray.store.folder import RunFolder
     from linteval_ray.store.fs import ObjectStore
