@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from linteval_ray.reduce.intervals import paired_bootstrap_delta
 from linteval_ray.reduce.metrics import EXCLUDED_STATUSES
+from linteval_ray.reduce.ratios import ratio_of_sums
 from linteval_ray.schema import ResultRow
 
 
@@ -88,8 +89,3 @@ def paired_deltas(a: Sequence[SampleParts], b: Sequence[SampleParts]) -> list[Pa
         delta = None if value_a is None or value_b is None else value_b - value_a
         deltas.append(PairedDelta(metric, value_a, value_b, delta, paired_bootstrap_delta(parts_a, parts_b)))
     return deltas
-
-
-def ratio_of_sums(numerators: Sequence[float], denominators: Sequence[float]) -> float | None:
-    total = sum(denominators)
-    return sum(numerators) / total if total else None
