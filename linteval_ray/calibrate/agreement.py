@@ -11,7 +11,7 @@ from linteval_ray.languages import language, languages
 from linteval_ray.reduce.agreement import AgreementMetrics
 from linteval_ray.schema import LintAgreement
 from linteval_ray.schema.record import Language, LintMessage
-from linteval_ray.validate.metrics import lint_agreement
+from linteval_ray.validate.sample_metrics import lint_agreement
 
 TOP_CHECKS = 10
 

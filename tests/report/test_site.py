@@ -38,7 +38,7 @@ from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, 
 from linteval_ray.schema.arrow import rows_to_table
 from linteval_ray.schema.table import COLUMNS, ResultTable
 from linteval_ray.store import RunFolder
-from linteval_ray.validate.metrics import sample_metrics
+from linteval_ray.validate.sample_metrics import sample_metrics
 
 CHROMIUM = shutil.which("chromium")
 needs_chromium = pytest.mark.skipif(
