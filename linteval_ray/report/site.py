@@ -185,12 +185,19 @@ def write_compare_site(
     if len(compared) < 2:
         raise ValueError("compare needs at least two runs")
     target, store = target.rstrip("/"), store or ObjectStore()
-    store.write_atomic(f"{target}/assets/site.css", _asset("site.css"))
     sections = [compare_section(compared[0], other, target) for other in compared[1:]]
     title = "LintEval runs compared: " + " vs ".join(run.name for run in compared)
     body = f"<h1>{_e(title)}</h1>" + "".join(sections)
-    store.write_atomic(compare_page(target), _page(title, body).encode())
-    return compare_page(target)
+    return write_styled_page(compare_page(target), title, body, store)
+
+
+def write_styled_page(url: str, title: str, body: str, store: ObjectStore) -> str:
+    """A static page in the site's style at ``url``, its stylesheet written beside it
+    (``assets/site.css``); ``body`` is HTML whose text the caller escaped. Returns ``url``."""
+    folder = url.rsplit("/", 1)[0]
+    store.write_atomic(f"{folder}/assets/site.css", _asset("site.css"))
+    store.write_atomic(url, _page(title, body).encode())
+    return url
 
 
 # -- data: chunking and encoding -----------------------------------------------------------------
@@ -593,13 +600,26 @@ class SampleParts(NamedTuple):
     lines_changed: float
 
 
-# (label, numerator field, denominator field, shown as a percentage)
+# (label, metrics.json field, numerator field, denominator field, shown as a percentage)
 COMPARED_METRICS = (
-    ("Pass@1", "passed", "draws", True),
-    ("Reduction@P", "reduced", "alerts_in", True),
-    ("New@P", "new", "alerts_in", True),
-    ("ΔLine@P", "lines_changed", "passed", False),
+    ("Pass@1", "pass_at_1", "passed", "draws", True),
+    ("Reduction@P", "reduction_at_p", "reduced", "alerts_in", True),
+    ("New@P", "new_at_p", "new", "alerts_in", True),
+    ("ΔLine@P", "delta_line_at_p", "lines_changed", "passed", False),
 )
+
+
+class PairedDelta(NamedTuple):
+    """One metric of B against A over the same samples: each value, B − A and its paired bootstrap
+    95 % interval."""
+
+    label: str
+    key: str  # the metric's name in metrics.json
+    percent: bool
+    a: float | None
+    b: float | None
+    delta: float | None
+    ci: list[float] | None
 
 
 def scored_rows(rows: Sequence[ResultRow]) -> dict[str, ResultRow]:
@@ -622,18 +642,27 @@ def sample_parts(rows: Iterable[ResultRow]) -> dict[str, SampleParts]:
     return {sample_id: SampleParts(*values) for sample_id, values in sums.items()}
 
 
-def metric_deltas(a: Sequence[SampleParts], b: Sequence[SampleParts]) -> list[list[str]]:
-    """Per metric: value in A, in B, B − A and its paired bootstrap 95 % interval (same samples)."""
-    table = []
-    for label, numerator, denominator, percent in COMPARED_METRICS:
+def paired_deltas(a: Sequence[SampleParts], b: Sequence[SampleParts]) -> list[PairedDelta]:
+    """Per compared metric: A, B, B − A and its paired bootstrap 95 % interval (``a`` and ``b``: the
+    same samples, in the same order)."""
+    deltas = []
+    for label, key, numerator, denominator, percent in COMPARED_METRICS:
         parts_a = ([getattr(p, numerator) for p in a], [getattr(p, denominator) for p in a])
         parts_b = ([getattr(p, numerator) for p in b], [getattr(p, denominator) for p in b])
         value_a, value_b = _ratio_of_sums(*parts_a), _ratio_of_sums(*parts_b)
         delta = None if value_a is None or value_b is None else value_b - value_a
         ci = paired_bootstrap_delta(parts_a, parts_b)
-        show = pct if percent else num
-        table.append([label, show(value_a), show(value_b), _signed(delta, percent), _interval(ci, percent),
-                      _reading(ci)])
+        deltas.append(PairedDelta(label, key, percent, value_a, value_b, delta, ci))
+    return deltas
+
+
+def metric_deltas(a: Sequence[SampleParts], b: Sequence[SampleParts]) -> list[list[str]]:
+    """Per metric: value in A, in B, B − A and its paired bootstrap 95 % interval (same samples)."""
+    table = []
+    for d in paired_deltas(a, b):
+        show = pct if d.percent else num
+        table.append([d.label, show(d.a), show(d.b), _signed(d.delta, d.percent), _interval(d.ci, d.percent),
+                      _reading(d.ci)])
     return table
 
 
@@ -681,18 +710,32 @@ def fixes_by_check(a: Mapping[str, ResultRow], b: Mapping[str, ResultRow], share
             if only_a or only_b]
 
 
-def compare_section(a: CompareRun, b: CompareRun, target: str) -> str:
-    rows_a, rows_b = scored_rows(a.rows), scored_rows(b.rows)
+class SharedSamples(NamedTuple):
+    """Two runs restricted to the rows both scored: the unit the paired bootstrap resamples."""
+
+    rows: list[str]  # the row ids scored in both
+    a: list[SampleParts]  # per shared sample, in the same order for both
+    b: list[SampleParts]
+
+
+def shared_samples(rows_a: Mapping[str, ResultRow], rows_b: Mapping[str, ResultRow]) -> SharedSamples:
+    """``scored_rows`` of two runs → their shared rows and both runs' parts per shared sample."""
     shared = [row_id for row_id in rows_a if row_id in rows_b]
     parts_a, parts_b = sample_parts(rows_a[r] for r in shared), sample_parts(rows_b[r] for r in shared)
-    samples = list(parts_a)
+    return SharedSamples(shared, list(parts_a.values()), [parts_b[s] for s in parts_a])
+
+
+def compare_section(a: CompareRun, b: CompareRun, target: str) -> str:
+    rows_a, rows_b = scored_rows(a.rows), scored_rows(b.rows)
+    paired = shared_samples(rows_a, rows_b)
+    shared = paired.rows
     html_parts = [
         f"<h2>A = {_e(a.name)}, B = {_e(b.name)}</h2>",
-        f"<p>Compared on the {len(samples)} samples ({len(shared)} rows) scored in both runs (rows scored in one "
+        f"<p>Compared on the {len(paired.a)} samples ({len(shared)} rows) scored in both runs (rows scored in one "
         f"run only: A {len(rows_a) - len(shared)}, B {len(rows_b) - len(shared)}). Intervals: paired bootstrap "
         f"over those samples ({RESAMPLES} resamples); \"no clear difference\" when the interval holds 0.</p>",
         to_html(Table(title="Metric deltas (B − A)", headers=["metric", "A", "B", "B − A", "95% CI", "reading"],
-                      rows=metric_deltas([parts_a[s] for s in samples], [parts_b[s] for s in samples]))),
+                      rows=metric_deltas(paired.a, paired.b))),
     ]
     links = (_site_link(target, a.site), _site_link(target, b.site))
     for title, passed_in, failed_in in (("Passed in A, failed in B", rows_a, rows_b),
