@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import tempfile
 import threading
 import time
@@ -76,7 +75,7 @@ from linteval_ray.store.shards import done_row_ids
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.toolchain.cluster import check_cluster_toolchain
 from linteval_ray.toolchain.manifest import ToolchainManifest
-from linteval_ray.track.base import TrackedRun, flat_metrics
+from linteval_ray.track.base import TrackedRun, flat_metrics, without_credentials
 from linteval_ray.track.registry import Trackers
 
 if TYPE_CHECKING:
@@ -86,7 +85,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FIRST_SETTLE_S = 10.0  # --follow: a checkpoint found at start must look the same this much later
-_CREDENTIALS = re.compile(r"(?<=://)[^/@]+@")  # user:password@ in a URL
 
 
 class SetOutcome(BaseModel):
@@ -463,7 +461,7 @@ def tracker_tags(folder: RunFolder, manifest: manifests.Manifest, set_name: str,
             "linteval.lint_profile": str(manifest.lint_profile.get("config_id", ""))}
     if step is not None:
         tags["linteval.step"] = str(step)
-    return {key: _CREDENTIALS.sub("", value) for key, value in tags.items()}
+    return {key: without_credentials(value) for key, value in tags.items()}
 
 
 def _local_copies(urls: list[str], folder: RunFolder, into: Path) -> list[Path]:

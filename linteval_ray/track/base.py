@@ -9,10 +9,16 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.errors import LintEvalError
 from linteval_ray.reduce.metrics import GroupMetrics, RunMetrics
 
+_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")  # user:password@ in a URL
 _METRIC_NAME_UNSAFE = re.compile(r"[^\w./\- ]")  # what MLflow and W&B both accept in a metric's name
 GROUP_FIELDS = ("pass_at_1", "reduction_at_p", "new_at_p", "delta_line_at_p", "line_per_fix_at_p", "n", "n_passed")
+
+
+class TrackerUnavailable(LintEvalError):
+    """A tracker was asked for that cannot be used as configured (its package missing, no server named)."""
 
 
 class TrackedRun(BaseModel):
@@ -61,3 +67,8 @@ def _group(prefix: str, group: GroupMetrics) -> dict[str, float]:
         if ci is not None:
             out[f"{prefix}/{name}_ci_low"], out[f"{prefix}/{name}_ci_high"] = ci
     return out
+
+
+def without_credentials(text: str) -> str:
+    """``text`` with the ``user:password@`` of every URL in it removed (tags, warnings, logs)."""
+    return _CREDENTIALS.sub("", text)

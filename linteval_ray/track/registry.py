@@ -14,8 +14,7 @@ import logging
 from typing import NamedTuple
 
 from linteval_ray.config import ConfigError, TrackingConfig
-from linteval_ray.errors import LintEvalError
-from linteval_ray.track.base import TrackedRun, Tracker
+from linteval_ray.track.base import TrackedRun, Tracker, TrackerUnavailable, without_credentials
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +30,6 @@ TRACKERS: dict[str, TrackerSpec] = {
     "mlflow": TrackerSpec("linteval_ray.track.mlflow", "MlflowTracker", "mlflow", "mlflow"),
     "wandb": TrackerSpec("linteval_ray.track.wandb", "WandbTracker", "wandb", "wandb"),
 }
-
-
-class TrackerUnavailable(LintEvalError):
-    """A tracker was asked for whose package is not installed."""
 
 
 def build_tracker(name: str, config: TrackingConfig, group: str) -> Tracker:
@@ -71,8 +66,9 @@ class Trackers:
             try:
                 logged[name] = tracker.log(run)
             except Exception as exc:  # noqa: BLE001 - any tracker failure is a warning, never the evaluation's
-                warning = (f"{name}: could not log model {run.name} ({type(exc).__name__}: {str(exc)[:300]}); "
-                           f"the results are in the run folder, and a rerun of the same command logs it")
+                reason = without_credentials(f"{type(exc).__name__}: {str(exc)[:300]}")  # the URL in an error
+                warning = (f"{name}: could not log model {run.name} ({reason}); the results are in the run folder, "
+                           "and a rerun of the same command logs it")
                 log.warning("%s", warning)
                 self.warnings.append(warning)
                 self._trackers.pop(name)
