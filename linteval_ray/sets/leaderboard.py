@@ -36,6 +36,7 @@ from linteval_ray.schema import ResultRow
 from linteval_ray.sets.folder import CURVE_PNG, LEADERBOARD_HTML, LEADERBOARD_JSON, LEADERBOARD_MD, SetFolder
 from linteval_ray.store.folder import SITE_DIR, RunFolder
 from linteval_ray.store.fs import ObjectStore
+from linteval_ray.track.base import without_credentials
 
 # What the paired comparison reads of a result row (the rest of a row is not needed for it).
 PAIRED_COLUMNS = ["row_id", "sample_id", "draw", "status", "pass_at_1", "metrics"]
@@ -83,6 +84,7 @@ class Board:
         self._order = list(names)
 
     def add(self, name: str, folder: RunFolder, metrics: RunMetrics, *, model: str | None, step: int | None) -> None:
+        model = without_credentials(model) if model else model  # an endpoint's URL names it
         self._entries[name] = LeaderboardEntry(name=name, output=f"models/{name}", model=model, step=step,
                                                overall=metrics.overall, by_language=metrics.by_language)
         if name == self.baseline:

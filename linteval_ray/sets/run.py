@@ -178,14 +178,16 @@ class SetDriver:
     def round(self, checkpoints: list[Checkpoint]) -> None:
         """Evaluate the set's models that have work left: configured entries and ``checkpoints``."""
         members = members_of(self.config, checkpoints)
-        self._record_members(members)
+        if not self._record_members(members):
+            return
         prepared = [p for m in members if (p := self._prepare(m)) is not None]
         if prepared:
             self._evaluate(prepared)
         self._publish_board()
 
-    def _record_members(self, members: list[SetMember]) -> None:
-        """set.json: every model so far in the set's order (configured ones as listed, then checkpoints by step)."""
+    def _record_members(self, members: list[SetMember]) -> bool:
+        """set.json: every model so far in the set's order (configured ones as listed, then checkpoints by
+        step). False when there is none yet (``--follow`` before the first checkpoint)."""
         known = {e.name: e for e in self.record.models}
         for member in members:
             previous = known.get(member.name)
@@ -196,11 +198,15 @@ class SetDriver:
         stepped = sorted((e for e in known.values() if e.checkpoint is not None),
                          key=lambda e: (e.step is None, e.step or 0, e.name))
         self.record.models = [known[n] for n in explicit] + stepped
-        baseline = self.config.baseline or (self.record.models[0].name if self.record.models else None)
-        if baseline is None:
-            raise ConfigError("the set has no model: list models: in the config, or pass --model NAME=PATH, "
-                              "--predictions NAME=PATH or --checkpoints GLOB")
-        if self.record.entry(baseline) is None:
+        following = self.config.checkpoints.follow_s is not None
+        if not self.record.models:
+            if following:
+                log.info("no checkpoint of %s is ready yet", self.config.checkpoints.glob)
+                return False
+            raise ConfigError(f"the set has no model: no folder that --checkpoints {self.config.checkpoints.glob} "
+                              "matches holds a model (config.json) or an adapter (adapter_config.json)")
+        baseline = self.config.baseline or self.record.models[0].name
+        if self.record.entry(baseline) is None and not following:  # following: a checkpoint still to come
             raise ConfigError(f"--baseline {baseline}: no such model in the set "
                               f"({', '.join(e.name for e in self.record.models)})")
         with self._lock:
@@ -208,6 +214,7 @@ class SetDriver:
                 self.board = Board(baseline, [e.name for e in self.record.models])
             self.board.order([e.name for e in self.record.models])
             self.folder.write_record(self.record)
+        return True
 
     def _prepare(self, member: SetMember) -> Prepared | None:
         """The model's run folder, claimed (its manifest written, another run refused); None when an
@@ -270,6 +277,8 @@ class SetDriver:
                 consumer.start()
                 try:
                     for model in prepared:
+                        if tally.error is not None:
+                            break  # validation failed: no model starts its engines for nothing
                         self._intake(model, feed, tally)
                         if tally.intake_done(model.name):
                             finish(model.name)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -203,3 +206,26 @@ def test_a_tracker_that_is_down_costs_a_warning_and_a_rerun_logs_to_mlflow_and_w
     again = run_set(set_config(output, models, 'tracking.log_to=["mlflow"]',
                                f"tracking.mlflow.tracking_uri={json.dumps(store)}"))
     assert again.warnings == [] and len(client.search_runs([experiment.experiment_id])) == 2
+
+
+def test_follow_polls_the_glob_until_interrupted(evaluated, answers, tmp_path):
+    output = tmp_path / "out"
+    shutil.copytree(evaluated[0], output)
+    (tmp_path / "train").mkdir()  # training has written no checkpoint yet
+    board = output / "leaderboard.json"
+    written = board.stat().st_mtime_ns
+
+    def interrupt_after_two_polls() -> None:  # as Ctrl-C would, once two rounds rewrote the leaderboard
+        nonlocal written
+        for _ in range(2):
+            while board.stat().st_mtime_ns == written:
+                time.sleep(0.05)
+            written = board.stat().st_mtime_ns
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    threading.Thread(target=interrupt_after_two_polls, daemon=True).start()
+    config = set_config(output, two_models(answers), "checkpoints.follow_s=0.2",
+                        f"checkpoints.glob={json.dumps(str(tmp_path / 'train' / 'checkpoint-*'))}")
+    outcome = run_set(config)  # returns once interrupted, with what it has
+    assert outcome.evaluated == [] and sorted(outcome.finished_before) == ["ref", "unchanged"]
+    assert [m["name"] for m in json.loads(board.read_text())["models"]] == ["ref", "unchanged"]

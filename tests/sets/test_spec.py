@@ -132,3 +132,13 @@ def test_follow_takes_a_checkpoint_once_its_files_stopped_changing(tmp_path: Pat
     (run / "checkpoint-10" / "model.safetensors").write_bytes(b"x" * 20)  # still being written
     assert ready.ready(find_checkpoints(glob, ObjectStore())) == []
     assert [c.name for c in ready.ready(find_checkpoints(glob, ObjectStore()))] == ["checkpoint-10"]
+
+
+def test_the_shipped_set_config_resolves_into_its_models():
+    config = load_config(Path(__file__).resolve().parents[2] / "configs" / "finetune-set.yaml")
+    assert config.is_set and config.baseline == "base" and config.checkpoints.glob
+    members = {m.name: m.generation for m in members_of(config, [])}
+    assert {name: g.backend for name, g in members.items()} == {
+        "base": "vllm", "sft-lora": "vllm", "sft-full": "vllm", "sft-full-hot": "vllm", "gpt-ish": "endpoint",
+        "last-week": "replay"}
+    assert members["sft-lora"].vllm.lora and members["sft-full-hot"].sampling.temperature == 0.7
