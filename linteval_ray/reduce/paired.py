@@ -8,7 +8,7 @@ count, so a sample one run could not evaluate never tilts the difference.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from linteval_ray.reduce.intervals import paired_bootstrap_delta
@@ -30,16 +30,17 @@ class SampleParts(NamedTuple):
 
 class ComparedMetric(NamedTuple):
     label: str
+    key: str  # its name in metrics.json
     numerator: str  # a SampleParts field
     denominator: str
     percent: bool  # shown as a percentage
 
 
 COMPARED_METRICS = (
-    ComparedMetric("Pass@1", "passed", "draws", True),
-    ComparedMetric("Reduction@P", "reduced", "alerts_in", True),
-    ComparedMetric("New@P", "new", "alerts_in", True),
-    ComparedMetric("ΔLine@P", "lines_changed", "passed", False),
+    ComparedMetric("Pass@1", "pass_at_1", "passed", "draws", True),
+    ComparedMetric("Reduction@P", "reduction_at_p", "reduced", "alerts_in", True),
+    ComparedMetric("New@P", "new_at_p", "new", "alerts_in", True),
+    ComparedMetric("ΔLine@P", "delta_line_at_p", "lines_changed", "passed", False),
 )
 
 
@@ -77,6 +78,21 @@ def sample_parts(rows: Iterable[ResultRow]) -> dict[str, SampleParts]:
             part[4] += m.new_messages_count
             part[5] += m.added_lines + m.deleted_lines
     return {sample_id: SampleParts(*values) for sample_id, values in sums.items()}
+
+
+class SharedSamples(NamedTuple):
+    """Two runs restricted to the rows both scored: the unit the paired bootstrap resamples."""
+
+    rows: list[str]  # the row ids scored in both
+    a: list[SampleParts]  # per shared sample, in the same order for both
+    b: list[SampleParts]
+
+
+def shared_samples(rows_a: Mapping[str, ResultRow], rows_b: Mapping[str, ResultRow]) -> SharedSamples:
+    """``scored_rows`` of two runs -> their shared rows and both runs' parts per shared sample."""
+    shared = [row_id for row_id in rows_a if row_id in rows_b]
+    parts_a, parts_b = sample_parts(rows_a[r] for r in shared), sample_parts(rows_b[r] for r in shared)
+    return SharedSamples(shared, list(parts_a.values()), [parts_b[s] for s in parts_a])
 
 
 def paired_deltas(a: Sequence[SampleParts], b: Sequence[SampleParts]) -> list[PairedDelta]:

@@ -15,8 +15,8 @@ from urllib.parse import quote, urlsplit
 
 from linteval_ray.reduce.intervals import RESAMPLES
 from linteval_ray.reduce.metrics import RunMetrics
-from linteval_ray.reduce.paired import PairedDelta, paired_deltas, sample_parts, scored_rows
-from linteval_ray.report.html import asset, escape, page
+from linteval_ray.reduce.paired import PairedDelta, paired_deltas, scored_rows, shared_samples
+from linteval_ray.report.html import escape, write_page
 from linteval_ray.report.sample_view import outcome_of
 from linteval_ray.report.tables import GROUP_HEADERS, Table, group_row, num, pct, to_html
 from linteval_ray.schema import ResultRow
@@ -61,12 +61,10 @@ def write_compare_site(
     if len(compared) < 2:
         raise ValueError("compare needs at least two runs")
     target, store = target.rstrip("/"), store or ObjectStore()
-    store.write_atomic(f"{target}/assets/site.css", asset("site.css"))
     sections = [compare_section(compared[0], other, target) for other in compared[1:]]
     title = "LintEval runs compared: " + " vs ".join(run.name for run in compared)
     body = f"<h1>{escape(title)}</h1>" + "".join(sections)
-    store.write_atomic(compare_page(target), page(title, body).encode())
-    return compare_page(target)
+    return write_page(compare_page(target), title, body, store)
 
 
 def delta_rows(deltas: Sequence[PairedDelta]) -> list[list[str]]:
@@ -114,16 +112,15 @@ def fixes_by_check(a: Mapping[str, ResultRow], b: Mapping[str, ResultRow], share
 
 def compare_section(a: CompareRun, b: CompareRun, target: str) -> str:
     rows_a, rows_b = scored_rows(a.rows), scored_rows(b.rows)
-    shared = [row_id for row_id in rows_a if row_id in rows_b]
-    parts_a, parts_b = sample_parts(rows_a[r] for r in shared), sample_parts(rows_b[r] for r in shared)
-    samples = list(parts_a)
+    paired = shared_samples(rows_a, rows_b)
+    shared = paired.rows
     html_parts = [
         f"<h2>A = {escape(a.name)}, B = {escape(b.name)}</h2>",
-        f"<p>Compared on the {len(samples)} samples ({len(shared)} rows) scored in both runs (rows scored in one "
+        f"<p>Compared on the {len(paired.a)} samples ({len(shared)} rows) scored in both runs (rows scored in one "
         f"run only: A {len(rows_a) - len(shared)}, B {len(rows_b) - len(shared)}). Intervals: paired bootstrap "
         f"over those samples ({RESAMPLES} resamples); \"no clear difference\" when the interval holds 0.</p>",
         to_html(Table(title="Metric deltas (B − A)", headers=["metric", "A", "B", "B − A", "95% CI", "reading"],
-                      rows=delta_rows(paired_deltas([parts_a[s] for s in samples], [parts_b[s] for s in samples])))),
+                      rows=delta_rows(paired_deltas(paired.a, paired.b)))),
     ]
     links = (site_link(target, a.site), site_link(target, b.site))
     for title, passed_in, failed_in in (("Passed in A, failed in B", rows_a, rows_b),

@@ -31,6 +31,14 @@ def page(title: str, body: str, scripts: Iterable[str] = (), body_attrs: str = "
             f"<body{body_attrs}>{body}{tags}</body></html>\n")
 
 
+def write_page(url: str, title: str, body: str, store: ObjectStore) -> str:
+    """A static page in the report's style at ``url``, its stylesheet written beside it
+    (``assets/site.css``); ``body`` is HTML whose text the caller escaped. Returns ``url``."""
+    store.write_atomic(f"{url.rsplit('/', 1)[0]}/assets/site.css", asset("site.css"))
+    store.write_atomic(url, page(title, body).encode())
+    return url
+
+
 def write_assets(folder: str, store: ObjectStore, names: Iterable[str] = ASSETS) -> None:
     """Copy the named assets to ``<folder>/assets/``."""
     for name in names:
