@@ -126,7 +126,10 @@ def bundled_source(records) -> list[str]:
     return ["dataset.source=bundled", f"dataset.sample_ids={json.dumps([r.sample_id for r in records])}"]
 
 
-def run_pipeline(name: str, source: list[str], work: Path, cache_dir: Path, overrides: list[str]) -> dict[str, Any]:
+def run_pipeline(name: str, source: list[str], work: Path, cache_dir: Path, overrides: list[str],
+                 script: Path = Path(__file__)) -> dict[str, Any]:
+    """``script --child SPEC`` (this file's: one ``run``) in a process and cgroup of its own: its CPU,
+    wall, stage CPU per actor and verdicts."""
     stage_dir = work / f"{name}-stages"
     stage_dir.mkdir()
     spec = {"overrides": [f"output={json.dumps(str(work / name))}", *source, *overrides],
@@ -137,7 +140,7 @@ def run_pipeline(name: str, source: list[str], work: Path, cache_dir: Path, over
     before = _reaped_cpu_s()
     started = time.monotonic()
     with CgroupSampler(cgroup) if cgroup else contextlib.nullcontext() as sampler:
-        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)], env=env,
+        subprocess.run([sys.executable, str(script.resolve()), "--child", json.dumps(spec)], env=env,
                        check=True, preexec_fn=(lambda: join_cgroup(cgroup)) if cgroup else None)
     _reap_orphans()
     reaped = _reaped_cpu_s() - before

@@ -5,12 +5,21 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 from typing import TYPE_CHECKING
 
 from linteval_ray import __version__
-from linteval_ray.config import ConfigError, RunConfig, dataset_overrides, load_config
+from linteval_ray.config import (
+    MODEL_NAME_PATTERN,
+    ConfigError,
+    ModelConfig,
+    RunConfig,
+    dataset_overrides,
+    load_config,
+)
 from linteval_ray.errors import LintEvalError
+from linteval_ray.track.registry import TRACKERS
 
 if TYPE_CHECKING:
     from linteval_ray.reduce.metrics import RunMetrics
@@ -24,6 +33,8 @@ problem's testlib tests on every revision in a sandbox, at cluster scale on Ray.
   linteval-ray run --config configs/lite.yaml --model /models/my-ft
   linteval-ray generate --model /models/my-ft -o runs/ft   then: run --predictions runs/ft/predictions
   linteval-ray validate --sample-id lr01_cpp_0     debug one sample in process
+  linteval-ray run --model base=Qwen/Qwen2.5-Coder-7B-Instruct --checkpoints 's3://b/run/checkpoint-*'
+                                         a fine-tuning run: every checkpoint, one leaderboard
   linteval-ray compare runs/a runs/b      side-by-side metrics, compare.html with paired intervals
   linteval-ray report runs/a              rewrite the browsable report (runs/a/report/index.html)
   linteval-ray calibrate --dataset lite    how far our lint settings are from the recorded alerts
@@ -43,50 +54,107 @@ def _add_run_overrides(p: argparse.ArgumentParser) -> None:
     p.add_argument("--language", action="append", choices=["cpp", "py3", "java"],
                    help="only this language (repeatable)")
     p.add_argument("--sample-id", action="append", help="only this sample (repeatable)")
-    p.add_argument("--predictions",
+    p.add_argument("--predictions", action=ModelFlag, default=[], metavar="[NAME=]PATH",
                    help="replay revisions from this JSONL/Parquet (sample_id, raw_response/revised_code) "
-                   "or a folder written by `linteval-ray generate`")
+                   "or a folder written by `linteval-ray generate`; NAME=PATH (repeatable): one model of a set")
 
 
 def _add_generation_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", help="run folder: local path, s3://..., gs://... (default ./runs/<run-name>)")
     p.add_argument("--run-name", help="name of the run (default <dataset>-<backend>-<time>)")
-    p.add_argument("--model",
-                   help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name)")
-    p.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--model", action=ModelFlag, default=[], metavar="[NAME=]PATH_OR_ID",
+                   help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name); "
+                   "NAME=PATH_OR_ID (repeatable): one model of a set, in OUTPUT/models/NAME")
+    p.add_argument("--endpoint", action=ModelFlag, default=[], metavar="[NAME=]URL",
+                   help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1; NAME=URL (repeatable): one model "
+                   "of a set, its served model name given by --model NAME=SERVED_NAME")
     p.add_argument("--n", type=int, help="generations per sample (pass@k for k <= n)")
     p.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local Ray)")
+
+
+class ModelFlag(argparse.Action):
+    """``--model``/``--endpoint``/``--predictions``: a plain value sets the run's generation section (as
+    ever; once each), ``NAME=VALUE`` adds to the set's models, in the order given across the three flags."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        value = str(values)
+        name, sep, rest = value.partition("=")
+        if sep and rest and re.match(MODEL_NAME_PATTERN, name):
+            named: list[tuple[str, str, str]] = getattr(namespace, "named_models", None) or []
+            namespace.named_models = [*named, (self.dest, name, rest)]
+            return
+        plain: list[str] = getattr(namespace, self.dest) or []
+        if plain:
+            parser.error(f"{option_string} given twice: to evaluate several models, name each "
+                         f"({option_string} NAME={value})")
+        setattr(namespace, self.dest, [value])
+
+
+def _plain(args: argparse.Namespace, name: str) -> str | None:
+    values: list[str] = getattr(args, name, None) or []
+    return values[0] if values else None
 
 
 def _flag_overrides(args: argparse.Namespace) -> list[str]:
     """CLI flags as config overrides (they win over the file, --set wins over them)."""
     pairs = dataset_overrides(args.dataset, args.limit, args.language, args.sample_id)
-    if args.predictions:
-        pairs += ["generation.backend=replay", f"generation.replay.predictions={json.dumps(args.predictions)}"]
+    if predictions := _plain(args, "predictions"):
+        pairs += ["generation.backend=replay", f"generation.replay.predictions={json.dumps(predictions)}"]
     for name, key in [("output", "output"), ("run_name", "run_name"), ("ray_address", "ray.address"),
-                      ("n", "generation.n")]:
+                      ("n", "generation.n"), ("checkpoints", "checkpoints.glob"), ("follow", "checkpoints.follow_s"),
+                      ("baseline", "baseline"), ("log_to", "tracking.log_to"),
+                      ("mlflow_tracking_uri", "tracking.mlflow.tracking_uri"),
+                      ("mlflow_experiment", "tracking.mlflow.experiment"), ("wandb_project", "tracking.wandb.project"),
+                      ("wandb_entity", "tracking.wandb.entity")]:
         value = getattr(args, name, None)
         if value is not None:
             pairs.append(f"{key}={json.dumps(value)}")
-    if getattr(args, "endpoint", None):
-        pairs += ["generation.backend=endpoint", f"generation.endpoint.url={json.dumps(args.endpoint)}"]
-        if args.model:
-            pairs.append(f"generation.endpoint.model={json.dumps(args.model)}")
-    elif getattr(args, "model", None):
-        pairs += ["generation.backend=vllm", f"generation.vllm.model={json.dumps(args.model)}"]
+    model = _plain(args, "model")
+    if endpoint := _plain(args, "endpoint"):
+        pairs += ["generation.backend=endpoint", f"generation.endpoint.url={json.dumps(endpoint)}"]
+        if model:
+            pairs.append(f"generation.endpoint.model={json.dumps(model)}")
+    elif model:
+        pairs += ["generation.backend=vllm", f"generation.vllm.model={json.dumps(model)}"]
     overrides: list[str] = args.overrides
     return pairs + overrides
 
 
+def named_models(args: argparse.Namespace) -> list[ModelConfig]:
+    """The set's models the flags name (``--model NAME=...``, ``--endpoint NAME=URL``, ``--predictions
+    NAME=PATH``), in the order given; an endpoint's served model name is ``--model`` of the same NAME."""
+    entries: dict[str, dict[str, str]] = {}
+    for flag, name, value in getattr(args, "named_models", None) or []:
+        entry = entries.setdefault(name, {"name": name})
+        if flag in entry:
+            raise ConfigError(f"--{flag} {name}=... given twice: give each model of the set its own name")
+        entry[flag] = value
+    return [ModelConfig.model_validate(entry) for entry in entries.values()]
+
+
 def _config(args: argparse.Namespace) -> RunConfig:
-    return load_config(args.config, _flag_overrides(args))
+    config = load_config(args.config, _flag_overrides(args))
+    flagged = named_models(args)
+    if flagged:
+        if args.func is not cmd_run:
+            raise ConfigError("NAME=VALUE models make a set, which only `linteval-ray run` evaluates; "
+                              "run this command once per model")
+        config.models = [*config.models, *flagged]
+    return config
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from linteval_ray.pipeline.run import run
     from linteval_ray.report.tables import metric_tables, to_text
 
-    outcome = run(_config(args))
+    config = _config(args)
+    if config.is_set:
+        return _run_set(args, config)
+    if config.tracking.log_to:
+        raise ConfigError("--log-to logs the models of a set: name the model (--model NAME=PATH, --predictions "
+                          "NAME=PATH) to evaluate it as a set of one")
+    outcome = run(config)
     metrics = outcome.reduction.metrics
     print()
     for table in metric_tables(metrics):
@@ -100,6 +168,30 @@ def cmd_run(args: argparse.Namespace) -> int:
     for warning in outcome.generation_warnings:
         print(f"WARNING: {warning}")
     return _strict_exit(args, metrics, outcome.generation_warnings)
+
+
+def _run_set(args: argparse.Namespace, config: RunConfig) -> int:
+    from linteval_ray.report.tables import to_text
+    from linteval_ray.sets.leaderboard import language_table, leaderboard_table
+    from linteval_ray.sets.run import run_set
+
+    outcome = run_set(config)
+    print()
+    if outcome.leaderboard is not None:
+        print(to_text(leaderboard_table(outcome.leaderboard)), end="\n\n")
+        print(to_text(language_table(outcome.leaderboard)), end="\n\n")
+    if outcome.finished_before:
+        print(f"finished by an earlier attempt (skipped): {', '.join(outcome.finished_before)}")
+    print(f"evaluated now: {', '.join(outcome.evaluated) or 'nothing'}")
+    print(f"leaderboard: {outcome.output}/leaderboard.html  (leaderboard.json, leaderboard.md)")
+    print(f"each model: {outcome.output}/models/<name>/  (report/index.html, results.parquet, metrics.json)")
+    for warning in outcome.warnings:
+        print(f"WARNING: {warning}")
+    if args.strict and outcome.unhealthy:
+        print(f"linteval-ray: --strict: the generations of {', '.join(outcome.unhealthy)} failed their health checks "
+              "(thresholds: generation.health)", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _strict_exit(args: argparse.Namespace, metrics: RunMetrics, probe_warnings: list[str] | None = None) -> int:
@@ -155,21 +247,46 @@ def cmd_reduce(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from linteval_ray.report.compare import compare_table
-    from linteval_ray.report.site import CompareRun, write_compare_site
+    from linteval_ray.report.compare import CompareRun, compare_table, write_compare_site
     from linteval_ray.report.tables import to_markdown, to_text
-    from linteval_ray.store.folder import RunFolder
+    from linteval_ray.sets.folder import open_set, run_folders
     from linteval_ray.store.fs import ObjectStore
     from linteval_ray.store.shards import read_rows
 
     store = ObjectStore(storage=load_config(args.config).storage)
-    folders = [RunFolder(url=o.rstrip("/"), store=store) for o in args.outputs]
+    folders = [folder for output in args.outputs for folder in run_folders(output, store)]
     table = compare_table(folders, args.group)
     print(to_markdown(table) if args.markdown else to_text(table))
     if len(folders) > 1:
         runs = [CompareRun(f.name, read_rows(f)[0], f.site) for f in folders]
-        print(f"compare: {write_compare_site(runs, args.site_dir or folders[0].site, store)}")
+        first_set = open_set(args.outputs[0], store)  # a set's compare.html goes beside its leaderboard
+        default_site = first_set.url if first_set is not None else folders[0].site
+        print(f"compare: {write_compare_site(runs, args.site_dir or default_site, store)}")
     return 0
+
+
+def _add_set_flags(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group(
+        "a set of models (several --model/--endpoint/--predictions NAME=..., or --checkpoints)",
+        "One Ray job: the models generate one after another, one warm validation pool judges them all, each "
+        "model's results go to OUTPUT/models/NAME/ (an ordinary run folder), OUTPUT/leaderboard.html ranks them "
+        "with paired intervals against the baseline. Rerunning the same command skips finished models, resumes "
+        "a partial one and adds new ones.")
+    group.add_argument("--checkpoints", metavar="GLOB",
+                       help="one model per checkpoint folder, e.g. 's3://bucket/run/checkpoint-*' (local, s3://, "
+                       "gs://): named by the folder, its step parsed from the name; LoRA adapters run on "
+                       "generation.vllm.model (or --model PATH), else on the base the adapter names")
+    group.add_argument("--follow", type=float, metavar="SECONDS",
+                       help="keep polling --checkpoints every SECONDS and evaluate each new checkpoint once its "
+                       "files stop changing, until interrupted")
+    group.add_argument("--baseline", metavar="NAME", help="the model deltas are against (default: the first)")
+    group.add_argument("--log-to", action="append", choices=sorted(TRACKERS), metavar="TRACKER",
+                       help="log each model to an experiment tracker: mlflow, wandb (repeatable; optional extras: "
+                       "pip install 'linteval-ray[mlflow]')")
+    group.add_argument("--mlflow-tracking-uri", help="default: MLFLOW_TRACKING_URI")
+    group.add_argument("--mlflow-experiment", help="default: MLFLOW_EXPERIMENT_NAME, else the run name")
+    group.add_argument("--wandb-project", help="default: WANDB_PROJECT, else linteval")
+    group.add_argument("--wandb-entity", help="default: WANDB_ENTITY, else your default entity")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -186,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_overrides(run)
     _add_generation_flags(run)
     run.add_argument("--strict", action="store_true", help=STRICT_HELP)
+    _add_set_flags(run)
     run.set_defaults(func=cmd_run)
 
     gen = sub.add_parser("generate", help="generation only: write OUTPUT/predictions/ to score later with "
@@ -211,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
         red.set_defaults(func=cmd_reduce)
 
     cmp_ = sub.add_parser("compare", help="side-by-side metrics of several runs")
-    cmp_.add_argument("outputs", nargs="+", help="run folders")
+    cmp_.add_argument("outputs", nargs="+", help="run folders, or a set's folder (all its models)")
     cmp_.add_argument("--group", default="overall", help="overall, cpp, py3 or java")
     cmp_.add_argument("--markdown", action="store_true", help="print a Markdown table")
     cmp_.add_argument("--site-dir", help="folder for compare.html (default: the first run's report/ folder): "

@@ -230,6 +230,62 @@ class ValidationConfig(_Section):
     pool: PoolConfig = Field(default_factory=PoolConfig)
 
 
+MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"  # a folder name on every store
+
+
+class ModelConfig(_Section):
+    """One model of a set (``models:``): a name, and what differs from the run's ``generation`` section."""
+
+    name: str = Field(pattern=MODEL_NAME_PATTERN,
+                      description="names the model's run folder OUTPUT/models/<name> (letters, digits, . _ -)")
+    backend: Literal["replay", "vllm", "endpoint"] | None = Field(
+        default=None, description="default: endpoint with `endpoint`, replay with `predictions`, vllm with `model` "
+        "or `lora`, else the generation section's")
+    model: str | None = Field(default=None, description="vLLM: local path, s3:// path or hub id; with `endpoint`: "
+                              "the served model name")
+    lora: str | None = Field(default=None, description="LoRA adapter (local or object store) on the vLLM model")
+    endpoint: str | None = Field(default=None, description="OpenAI-compatible base URL, e.g. http://10.0.0.5:8000/v1")
+    predictions: str | None = Field(default=None, description="saved answers (as --predictions)")
+    sampling: dict[str, Any] = Field(default_factory=dict, description="keys of generation.sampling that differ")
+    generation: dict[str, Any] = Field(
+        default_factory=dict, description="any other key of the generation section that differs (merged last), "
+        "e.g. {vllm: {engine_kwargs: {tensor_parallel_size: 2}}}")
+    step: int | None = Field(default=None, ge=0, description="training step, for the learning curve "
+                             "(checkpoints: parsed from the folder name)")
+
+
+class CheckpointsConfig(_Section):
+    """Every checkpoint of a training run as a model of the set."""
+
+    glob: str | None = Field(
+        default=None, description="checkpoint folders, e.g. s3://bucket/run/checkpoint-* (local, s3://, gs://): one "
+        "model each, named by its folder, its step parsed from the name; a folder holding adapter_config.json is "
+        "a LoRA adapter on generation.vllm.model (default: the adapter's base_model_name_or_path)")
+    follow_s: float | None = Field(
+        default=None, gt=0, description="keep polling the glob every this many seconds and evaluate each new "
+        "checkpoint once its files stop changing, until interrupted")
+
+
+class MlflowConfig(_Section):
+    tracking_uri: str | None = Field(default=None, description="default: MLFLOW_TRACKING_URI, else MLflow's own")
+    experiment: str | None = Field(default=None, description="default: MLFLOW_EXPERIMENT_NAME, else the run name")
+
+
+class WandbConfig(_Section):
+    project: str | None = Field(default=None, description="default: WANDB_PROJECT, else linteval")
+    entity: str | None = Field(default=None, description="default: WANDB_ENTITY, else your default entity")
+    mode: Literal["online", "offline"] | None = Field(default=None, description="default: WANDB_MODE, else online")
+    dir: str | None = Field(default=None, description="where W&B writes its local files (default: WANDB_DIR or .)")
+
+
+class TrackingConfig(_Section):
+    """Experiment trackers each evaluated model is logged to (optional extras: pip install 'linteval-ray[mlflow]')."""
+
+    log_to: list[str] = Field(default_factory=list, description="tracker names: mlflow, wandb")
+    mlflow: MlflowConfig = Field(default_factory=MlflowConfig)
+    wandb: WandbConfig = Field(default_factory=WandbConfig)
+
+
 class RayConfig(_Section):
     address: str | None = Field(default=None, description="cluster address; unset: start or join a local Ray")
     num_cpus: int | None = Field(default=None, description="logical CPUs of a local Ray")
@@ -245,6 +301,17 @@ class RunConfig(_Section):
     generation: GenerationConfig = Field(default_factory=GenerationConfig)
     validation: ValidationConfig = Field(default_factory=ValidationConfig)
     ray: RayConfig = Field(default_factory=RayConfig)
+    # A set of models in one run (linteval_ray/sets): each model's rows go to OUTPUT/models/<name>/.
+    models: list[ModelConfig] = Field(default_factory=list, description="the models of a set, in order")
+    checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
+    baseline: str | None = Field(default=None, description="the model a set's deltas are against (default: the "
+                                 "first)")
+    tracking: TrackingConfig = Field(default_factory=TrackingConfig)
+
+    @property
+    def is_set(self) -> bool:
+        """Several models in one run (``models`` or ``checkpoints.glob``), each in OUTPUT/models/<name>/."""
+        return bool(self.models or self.checkpoints.glob)
 
 
 class ConfigError(LintEvalError, ValueError):

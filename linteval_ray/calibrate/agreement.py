@@ -8,7 +8,10 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 from linteval_ray.languages import language, languages
+from linteval_ray.reduce.agreement import AgreementMetrics
+from linteval_ray.schema import LintAgreement
 from linteval_ray.schema.record import Language, LintMessage
+from linteval_ray.validate.sample_metrics import lint_agreement
 
 TOP_CHECKS = 10
 
@@ -23,18 +26,12 @@ class CalibrationSample(BaseModel):
     lint_error: str | None = None
 
 
-class ToolAgreement(BaseModel):
+class ToolAgreement(AgreementMetrics):
+    """One language's (one tool's) agreement, or all of them, and the checks that disagree most."""
+
     language: str
     tool: str
-    samples: int = 0
-    lint_errors: int = 0
-    exact: int = Field(default=0, description="samples whose recorded and re-linted multisets are equal")
-    recorded: int = 0
-    relinted: int = 0
-    matched: int = 0
-    exact_rate: float | None = None
-    recall: float | None = Field(default=None, description="matched / recorded")
-    precision: float | None = Field(default=None, description="matched / relinted")
+    lint_errors: int = Field(default=0, description="originals the linter failed on (not in the sums)")
     only_ours: dict[str, int] = Field(default_factory=dict, description="top checks we report that the record lacks")
     only_recorded: dict[str, int] = Field(default_factory=dict, description="top recorded checks we do not report")
 
@@ -47,10 +44,6 @@ class CalibrationReport(BaseModel):
     overall: ToolAgreement
 
 
-def _ratio(num: int, den: int) -> float | None:
-    return num / den if den else None
-
-
 def _identities(messages: Sequence[LintMessage]) -> Counter[str]:
     return Counter(m.message_identity for m in messages)
 
@@ -59,46 +52,44 @@ def _check_of(identity: str) -> str:
     return identity.split("::", 1)[0]
 
 
-def _accumulate(agreement: ToolAgreement, sample: CalibrationSample, ours: Counter[str],
-                theirs: Counter[str]) -> None:
-    recorded, relinted = _identities(sample.recorded), _identities(sample.relinted or [])
-    matched = sum((recorded & relinted).values())
-    agreement.samples += 1
-    agreement.recorded += sum(recorded.values())
-    agreement.relinted += sum(relinted.values())
-    agreement.matched += matched
-    agreement.exact += recorded == relinted
-    for identity, count in (relinted - recorded).items():
-        ours[_check_of(identity)] += count
-    for identity, count in (recorded - relinted).items():
-        theirs[_check_of(identity)] += count
+class _Group:
+    """One group's samples as they stream by: each one's agreement, and the checks that differ."""
 
+    def __init__(self, language: str, tool: str) -> None:
+        self.language, self.tool = language, tool
+        self.agreements: list[LintAgreement] = []
+        self.lint_errors = 0
+        self.ours = Counter[str]()
+        self.theirs = Counter[str]()
 
-def _finish(agreement: ToolAgreement, ours: Counter[str], theirs: Counter[str]) -> ToolAgreement:
-    agreement.exact_rate = _ratio(agreement.exact, agreement.samples)
-    agreement.recall = _ratio(agreement.matched, agreement.recorded)
-    agreement.precision = _ratio(agreement.matched, agreement.relinted)
-    agreement.only_ours = dict(ours.most_common(TOP_CHECKS))
-    agreement.only_recorded = dict(theirs.most_common(TOP_CHECKS))
-    return agreement
+    def add(self, sample: CalibrationSample) -> None:
+        if sample.relinted is None:
+            self.lint_errors += 1
+            return
+        self.agreements.append(lint_agreement(sample.recorded, sample.relinted))
+        recorded, relinted = _identities(sample.recorded), _identities(sample.relinted)
+        for identity, count in (relinted - recorded).items():
+            self.ours[_check_of(identity)] += count
+        for identity, count in (recorded - relinted).items():
+            self.theirs[_check_of(identity)] += count
+
+    def finish(self) -> ToolAgreement:
+        return ToolAgreement.of(self.agreements, language=self.language, tool=self.tool,
+                                lint_errors=self.lint_errors, only_ours=dict(self.ours.most_common(TOP_CHECKS)),
+                                only_recorded=dict(self.theirs.most_common(TOP_CHECKS)))
 
 
 def compare(samples: Iterable[CalibrationSample], dataset: str, profile: dict[str, str | int]) -> CalibrationReport:
     """Agreement per language (one tool each) and overall; samples we could not lint are counted apart."""
-    groups: dict[str, tuple[ToolAgreement, Counter[str], Counter[str]]] = {}
-    overall = (ToolAgreement(language="all", tool="all"), Counter[str](), Counter[str]())
+    groups: dict[str, _Group] = {}
+    overall = _Group("all", "all")
     count = 0
     for sample in samples:
         count += 1
-        group = groups.setdefault(sample.language, (
-            ToolAgreement(language=sample.language, tool=language(sample.language).linter_tool),
-            Counter[str](), Counter[str]()))
-        if sample.relinted is None:
-            group[0].lint_errors += 1
-            overall[0].lint_errors += 1
-            continue
-        _accumulate(group[0], sample, group[1], group[2])
-        _accumulate(overall[0], sample, overall[1], overall[2])
-    by_language = {spec.name: _finish(*groups[spec.name]) for spec in languages() if spec.name in groups}
+        if sample.language not in groups:
+            groups[sample.language] = _Group(sample.language, language(sample.language).linter_tool)
+        groups[sample.language].add(sample)
+        overall.add(sample)
+    by_language = {spec.name: groups[spec.name].finish() for spec in languages() if spec.name in groups}
     return CalibrationReport(dataset=dataset, profile=profile, samples=count, by_language=by_language,
-                             overall=_finish(*overall))
+                             overall=overall.finish())

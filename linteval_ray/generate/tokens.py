@@ -17,7 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from linteval_ray.prompt.extract import reasoning_part
+from linteval_ray.prompt.reasoning import split_reasoning
 from linteval_ray.prompt.template import build_messages
 from linteval_ray.schema.rows import record_of
 
@@ -76,7 +76,7 @@ def prompt_token_ids(tokenizer: Any, messages: list[dict[str, str]], chat_templa
 def reasoning_tokens(text: str, generated_tokens: int, tokenizer: Any) -> int:
     """Generated tokens up to and including the last ``</think>`` (all of them when a ``<think>``
     never closed, 0 without reasoning); the closed case re-tokenizes that text."""
-    reasoning = reasoning_part(text)
+    reasoning = split_reasoning(text).reasoning
     if reasoning is None:
         return 0
     if reasoning == text:

@@ -1,6 +1,6 @@
 """Load LintEval samples (JSONL or Parquet, any storage) into validated records."""
 
-from linteval_ray.load.errors import LoadError, SourceError
+from linteval_ray.load.errors import MalformedRow, SourceError
 from linteval_ray.load.loader import Checked, InvalidRow, LoadResult, RowChecker, checked_rows, load_split, validate_row
 from linteval_ray.load.presets import HUB_PRESETS, PRESET_NAMES, bundled_path, resolve_source
 from linteval_ray.load.readers import (
@@ -17,8 +17,8 @@ __all__ = [
     "PRESET_NAMES",
     "Checked",
     "InvalidRow",
-    "LoadError",
     "LoadResult",
+    "MalformedRow",
     "RowChecker",
     "SourceError",
     "bundled_path",

@@ -1,4 +1,5 @@
-"""What can go wrong while loading: one bad row (LoadError) or the whole source (SourceError)."""
+"""What can go wrong while loading: one bad row (a ``MalformedRow`` record, the load goes on) or the
+whole source (``SourceError``, raised)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from linteval_ray.errors import LintEvalError
 
 
-class LoadError(BaseModel):
+class MalformedRow(BaseModel):
     """One row that could not become a record; the other rows still load."""
 
     model_config = ConfigDict(frozen=True)

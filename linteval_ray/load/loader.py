@@ -1,6 +1,6 @@
 """Load a LintEval split: stream rows, validate each against ``LintEvalRecord``, filter.
 
-A bad row becomes a :class:`LoadError` naming its row, sample and field; it never
+A bad row becomes a :class:`MalformedRow` naming its row, sample and field; it never
 stops the others from loading. Only a source that cannot be read at all raises
 (:class:`SourceError`).
 """
@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from linteval_ray.config import DatasetConfig, StorageConfig
-from linteval_ray.load.errors import LoadError
+from linteval_ray.load.errors import MalformedRow
 from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import Row, iter_rows
 from linteval_ray.schema.record import LintEvalRecord
@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 class LoadResult(BaseModel):
     source: str = Field(description="the resolved URL that was read")
     records: list[LintEvalRecord] = Field(default_factory=list)
-    errors: list[LoadError] = Field(default_factory=list)
+    errors: list[MalformedRow] = Field(default_factory=list)
 
 
 def load_split(
@@ -59,7 +59,7 @@ def load_split(
 class InvalidRow:
     """A row that failed to load, and the sample id its ``invalid_input`` result rows carry."""
 
-    error: LoadError
+    error: MalformedRow
     sample_id: str
 
 
@@ -98,7 +98,7 @@ class RowChecker:
         """``limit`` records are kept: the rest of the source need not be read."""
         return self._limit is not None and self._kept >= self._limit
 
-    def check(self, row_number: int, outcome: dict[str, Any] | LoadError) -> Checked | None:
+    def check(self, row_number: int, outcome: dict[str, Any] | MalformedRow) -> Checked | None:
         """The row as a record or an invalid row; None when the filters exclude it."""
         # Unparsable rows cannot be matched against filters, so they are always reported.
         if isinstance(outcome, dict) and not self._wanted.keeps(outcome):
@@ -109,11 +109,11 @@ class RowChecker:
             if first == row_number:
                 self._kept += 1
                 return checked
-            checked = LoadError(row_number=row_number, sample_id=checked.sample_id, field="sample_id",
+            checked = MalformedRow(row_number=row_number, sample_id=checked.sample_id, field="sample_id",
                                 message=f"duplicate sample_id (first seen at row {first})")
         return InvalidRow(error=checked, sample_id=self._claim_for_invalid(checked))
 
-    def _claim_for_invalid(self, error: LoadError) -> str:
+    def _claim_for_invalid(self, error: MalformedRow) -> str:
         sample_id = error.sample_id or f"#row-{error.row_number}"
         if self._first_row_of.setdefault(sample_id, error.row_number) != error.row_number:
             sample_id = f"{sample_id}#row-{error.row_number}"
@@ -121,7 +121,7 @@ class RowChecker:
         return sample_id
 
 
-def validate_row(row_number: int, raw: dict[str, Any]) -> LintEvalRecord | LoadError:
+def validate_row(row_number: int, raw: dict[str, Any]) -> LintEvalRecord | MalformedRow:
     """The row as a record, or one error naming its first bad field (and counting the rest)."""
     try:
         return LintEvalRecord.model_validate(raw)
@@ -149,7 +149,7 @@ def _allowed(value: Any, allowed: set[str] | None) -> bool:
     return allowed is None or (isinstance(value, str) and value in allowed)
 
 
-def _row_error(row_number: int, raw: dict[str, Any], exc: ValidationError) -> LoadError:
+def _row_error(row_number: int, raw: dict[str, Any], exc: ValidationError) -> MalformedRow:
     problems = exc.errors(include_url=False, include_input=False)
     first, rest = problems[0], problems[1:]
     message = first["msg"]
@@ -157,7 +157,7 @@ def _row_error(row_number: int, raw: dict[str, Any], exc: ValidationError) -> Lo
         others = "; ".join(f"field '{_field_path(p['loc'])}': {p['msg']}" for p in rest)
         message = f"{message} (also {others})"
     sample_id = raw.get("sample_id")
-    return LoadError(
+    return MalformedRow(
         row_number=row_number,
         sample_id=sample_id if isinstance(sample_id, str) and sample_id else None,
         field=_field_path(first["loc"]) or None,

@@ -21,11 +21,11 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from linteval_ray.config import StorageConfig
-from linteval_ray.load.errors import LoadError, SourceError
+from linteval_ray.load.errors import MalformedRow, SourceError
 from linteval_ray.store import DEFAULT_RETRY, ObjectStore, RetryPolicy, StorageError
 
 Format = Literal["jsonl", "parquet"]
-Row = tuple[int, dict[str, Any] | LoadError]
+Row = tuple[int, dict[str, Any] | MalformedRow]
 
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zst", ".lz4", ".br")
 _FORMAT_BY_SUFFIX: dict[str, Format] = {
@@ -56,7 +56,7 @@ def detect_format(url: str) -> Format:
 def iter_rows(
     url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY
 ) -> Generator[Row, None, None]:
-    """Yield ``(row_number, dict)`` per row, or ``(row_number, LoadError)`` for an unparsable one."""
+    """Yield ``(row_number, dict)`` per row, or ``(row_number, MalformedRow)`` for an unparsable one."""
     fmt = detect_format(url)
     fs, path = _filesystem(url, storage, retry)
     if fmt == "jsonl":
@@ -153,15 +153,15 @@ def _read_line(url: str, lines: io.BufferedReader, rows_so_far: int) -> bytes:
         raise SourceError(f"reading {url} failed after row {rows_so_far}: {type(exc).__name__}: {exc}") from exc
 
 
-def parse_json_object(row_number: int, line: bytes) -> dict[str, Any] | LoadError:
+def parse_json_object(row_number: int, line: bytes) -> dict[str, Any] | MalformedRow:
     try:
         value = json.loads(line)
     except UnicodeDecodeError as exc:
-        return LoadError(row_number=row_number, message=f"not valid UTF-8: {exc.reason} at byte {exc.start}")
+        return MalformedRow(row_number=row_number, message=f"not valid UTF-8: {exc.reason} at byte {exc.start}")
     except json.JSONDecodeError as exc:
-        return LoadError(row_number=row_number, message=f"invalid JSON: {exc.msg} at column {exc.colno}")
+        return MalformedRow(row_number=row_number, message=f"invalid JSON: {exc.msg} at column {exc.colno}")
     if not isinstance(value, dict):
-        return LoadError(row_number=row_number, message=f"expected a JSON object, got {_json_type(value)}")
+        return MalformedRow(row_number=row_number, message=f"expected a JSON object, got {_json_type(value)}")
     return value
 
 

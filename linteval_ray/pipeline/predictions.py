@@ -26,7 +26,7 @@ from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import source_digest
-from linteval_ray.pipeline.run import _init_ray, resolve_output
+from linteval_ray.pipeline.run import init_ray, resolve_output
 from linteval_ray.schema.rows import GENERATION_COLUMNS, INPUT_COLUMNS
 from linteval_ray.store.folder import PREDICTIONS_RECORD, RunFolder
 from linteval_ray.store.fs import ObjectStore, join
@@ -70,7 +70,7 @@ def generate(config: RunConfig) -> GenerateOutcome:
     url = resolve_source(config.dataset.source)
     dataset_sha = source_digest(url, config.storage).sha256
     backend = build_backend(config.generation, config.storage)
-    _init_ray(config)
+    init_ray(config)
     backend.preflight()
     record = GenerationRecord(fingerprint=_fingerprint(config, dataset_sha), model=backend.model_name(),
                               prompt_version=backend.prompt_version, backend=config.generation.backend,

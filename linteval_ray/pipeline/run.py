@@ -94,12 +94,12 @@ def run(config: RunConfig) -> RunOutcome:
     toolchain = Toolchain.discover()
     toolchain.manifest()  # probe the driver's tools now, before Ray's threads share this process
     generation = build_backend(config.generation, config.storage)
-    _init_ray(config)
+    init_ray(config)
     # Before any manifest: a node without its tools fails the job now, with one error naming it.
     check_cluster_toolchain(config.validation.pool.resources or None)
     generation.preflight()  # engines no node can hold, a server that does not answer: one line now
     source = hashing.result()
-    manifest = _start_manifest(config, run_name, folder, url, source.sha256, toolchain, generation)
+    manifest = start_manifest(config, run_name, folder, url, source.sha256, toolchain, generation)
     manifest.warnings = generation.probe()
     for warning in manifest.warnings:
         log.warning("%s", warning)
@@ -109,21 +109,21 @@ def run(config: RunConfig) -> RunOutcome:
     done = done_row_ids(folder)
     log.info("rows: %d already done by earlier attempts; streaming %s (%d draws per sample)",
              len(done), url, config.generation.n)
-    intake: list[Stage] = [admit_stage(folder, _broadcast(done), url), batches_stage(config, url)]
+    intake: list[Stage] = [admit_stage(folder, broadcast_done(done), url), batches_stage(config, url)]
     stages = pipeline_stages(config, folder, intake, generation)
     with generation.engines():  # after the probe: its engine's GPUs are free again
         _execute(stages, read_inputs(config, url, folder.store),
-                 expected=_rows_expected(config, source.rows, len(done)), already_done=len(done))
+                 expected=rows_expected(config, source.rows, len(done)), already_done=len(done))
 
     reduction = reduce_run(folder, config.generation.health)
     # The report reads the originals it shows back from the split (report/originals.py originals_of_run).
     publish(folder, reduction.results, reduction.metrics, title=f"LintEval results: {run_name}")
-    _finish_manifest(folder, manifest, reduction)
+    finish_manifest(folder, manifest, reduction)
     return RunOutcome(output=output, resumed_rows=len(done), new_rows=reduction.rows - len(done),
                       reduction=reduction, generation_warnings=manifest.warnings)
 
 
-def _rows_expected(config: RunConfig, source_rows: int, done: int) -> int | None:
+def rows_expected(config: RunConfig, source_rows: int, done: int) -> int | None:
     """About how many rows the stream will validate, for the progress bar's total and ETA:
     the split's rows x draws less those done (malformed rows are in it, though ``admit`` writes
     them without validation). Named samples count as named; None when the language or problem
@@ -136,7 +136,7 @@ def _rows_expected(config: RunConfig, source_rows: int, done: int) -> int | None
     return max(0, samples * config.generation.n - done)
 
 
-def _broadcast(done: set[str]) -> ray.ObjectRef[pa.Array] | None:
+def broadcast_done(done: set[str]) -> ray.ObjectRef[pa.Array] | None:
     """The done ids in the object store, once for every admit task (None: nothing done)."""
     import pyarrow as pa
     import ray
@@ -144,11 +144,11 @@ def _broadcast(done: set[str]) -> ray.ObjectRef[pa.Array] | None:
     return ray.put(pa.array(sorted(done), pa.string())) if done else None
 
 
-def _start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: str, dataset_sha: str,
+def start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: str, dataset_sha: str,
                     toolchain: Toolchain, generation: GenerationBackend) -> manifests.Manifest:
     """The run's manifest, written before any work; refuses a folder holding another run."""
     profile = load_profile(config.validation.lint_profile)
-    fingerprint = manifests.fingerprint(config, dataset_sha, toolchain.toolchain_id, profile.config_id)
+    fingerprint = run_fingerprint(config, dataset_sha, toolchain)
     previous = manifests.read_manifest(folder)
     if previous is not None and previous.fingerprint != fingerprint:
         raise RunMismatchError(
@@ -177,7 +177,13 @@ def _start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: st
     return manifest
 
 
-def _finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction: Reduction) -> None:
+def run_fingerprint(config: RunConfig, dataset_sha: str, toolchain: Toolchain) -> str:
+    """What a run folder's results depend on (``manifests.fingerprint``), for this config."""
+    profile = load_profile(config.validation.lint_profile)
+    return manifests.fingerprint(config, dataset_sha, toolchain.toolchain_id, profile.config_id)
+
+
+def finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction: Reduction) -> None:
     manifest.finished_at = manifests.now()
     manifest.counts = {"rows": reduction.rows, "duplicates_dropped": reduction.duplicates,
                        **reduction.metrics.statuses}
@@ -188,7 +194,7 @@ def _finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction:
     manifests.write_manifest(folder, manifest)
 
 
-def _init_ray(config: RunConfig) -> None:
+def init_ray(config: RunConfig) -> None:
     import ray
 
     if ray.is_initialized():

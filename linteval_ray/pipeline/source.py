@@ -31,7 +31,7 @@ from linteval_ray.pipeline.stage import BatchStage, Stage
 from linteval_ray.schema import ResultRow, Status
 from linteval_ray.schema.rows import INPUT_COLUMNS
 from linteval_ray.store.folder import RunFolder
-from linteval_ray.store.fs import ObjectStore, scheme_of
+from linteval_ray.store.fs import LOCAL_SCHEMES, ObjectStore, scheme_of
 from linteval_ray.store.shards import write_rows
 
 if TYPE_CHECKING:
@@ -44,7 +44,6 @@ READ_NUM_CPUS = 0.5  # parsing and validating rows, one file at a time (admit an
 # Pinned to the driver's node, the read asks for no CPU: that node may advertise none (a head
 # node that only hosts drivers, as cluster/README.md advises), where a CPU request never fits.
 PINNED_READ_NUM_CPUS = 0.0
-LOCAL_SCHEMES = ("", "file", "local")
 NODE_ID_LABEL = "ray.io/node-id"  # every Ray node carries it
 GROUP_WINDOW_BLOCKS = 64  # rows are ordered by problem within windows of this many batches
 

@@ -25,6 +25,9 @@ from linteval_ray.validate.audit import AuditStats
 if TYPE_CHECKING:
     from ray.data.context import AutoscalingConfig
 
+    from linteval_ray.schema import ResultRow
+    from linteval_ray.validate.cache import CacheStats
+
 log = logging.getLogger(__name__)
 
 STORE_NUM_CPUS = 0.1  # one Parquet encode and one write per batch
@@ -69,31 +72,48 @@ class ValidateBatch:
         self._node = _node_id()
         self._out_of_service_recorded = False
         self._folder = folder
-        self._stats_url = f"{folder.cache_stats}/{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
+        self.stats_name = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
 
     def __call__(self, batch: pa.Table) -> pa.Table:
+        results = self.evaluate(batch, self._folder, self._prompt_version)
+        self._folder.store.write_atomic(f"{self._folder.cache_stats}/{self.stats_name}",
+                                        stats_document(self.cache_stats(), self.audit_stats()))
+        return rows_to_table(results)
+
+    def evaluate(self, batch: pa.Table, folder: RunFolder, prompt_version: str | None) -> list[ResultRow]:
+        """The result rows of ``batch``, judged for the run in ``folder`` (its own, or in a set's
+        actor the run of the model the batch came from: sets/evaluate.py)."""
         if self._validator is None:
             raise RuntimeError("ValidateBatch was closed")
         results = self._validator.evaluate_batch(batch.to_pylist())
         if self._validator.out_of_service is not None and not self._out_of_service_recorded:
-            self._record_out_of_service(self._validator.out_of_service)
+            self._record_out_of_service(self._validator.out_of_service, folder)
         for result in results:
-            result.prompt_version = self._prompt_version
+            result.prompt_version = prompt_version
             result.worker = self._worker
-        stats = {**self._validator.cache.stats_snapshot().model_dump(mode="json"),
-                 "audit": self._validator.audit.model_dump(mode="json")}
-        self._folder.store.write_atomic(self._stats_url, json.dumps(stats).encode())
-        return rows_to_table(results)
+        return results
 
-    def _record_out_of_service(self, reason: str) -> None:
+    def cache_stats(self) -> CacheStats:
+        """This actor's content-cache counters since it started."""
+        if self._validator is None:
+            raise RuntimeError("ValidateBatch was closed")
+        return self._validator.cache.stats_snapshot()
+
+    def audit_stats(self) -> AuditStats:
+        """This actor's audit since it started (a copy)."""
+        if self._validator is None:
+            raise RuntimeError("ValidateBatch was closed")
+        return self._validator.audit.model_copy(deep=True)
+
+    def _record_out_of_service(self, reason: str, folder: RunFolder) -> None:
         """Record this worker's wrong canary; exit (handing the batch over) while its node may."""
         self._out_of_service_recorded = True
-        records = self._folder.store.list_files(self._folder.out_of_service, ".json", recursive=False)
+        records = folder.store.list_files(folder.out_of_service, ".json", recursive=False)
         earlier = [url for url in records if url.rsplit("/", 1)[-1].startswith(f"{self._node}-")]
         hand_over = len(earlier) < HANDOVERS_PER_NODE
         record = {"worker": self._worker, "node": self._node, "reason": reason, "handed_over": hand_over}
         name = f"{self._node}-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
-        self._folder.store.write_atomic(f"{self._folder.out_of_service}/{name}", json.dumps(record).encode())
+        folder.store.write_atomic(f"{folder.out_of_service}/{name}", json.dumps(record).encode())
         if not hand_over:
             log.error("worker %s out of service and its node has no hand-overs left: its rows are infra_error",
                       self._worker)
@@ -262,6 +282,11 @@ def pipeline_stages(config: RunConfig, folder: RunFolder, intake: list[Stage],
     if pool.store_batch_size > pool.batch_size:
         return [*front, fuse("evaluate", parts, host=validate), store]
     return [*front, fuse("evaluate", [*parts, store], host=validate)]
+
+
+def stats_document(cache: CacheStats, audit: AuditStats) -> bytes:
+    """An actor's ``cache-stats/<actor>.json``: its content-cache counters and its audit's."""
+    return json.dumps({**cache.model_dump(mode="json"), "audit": audit.model_dump(mode="json")}).encode()
 
 
 def cache_counts(folder: RunFolder) -> dict[str, dict[str, int]]:

@@ -5,11 +5,11 @@
 code alone (None on failure). Rules, applied in order; each says whether the dataset card
 (``linteval-dataset-card.txt``) *shows* it (known) or we chose it (inferred):
 
-1. Reasoning (inferred). Everything up to the last ``</think>`` (any case) is dropped; this
-   also covers templates that put the opening ``<think>`` in the prompt. The whitespace-only
-   lines between that ``</think>`` and the answer go too (the rest is kept as written). A
-   ``<think>`` that is never closed means the model never reached its answer:
-   ``unclosed_think``.
+1. Reasoning (inferred; ``prompt/reasoning.py``, shared with token counts and the results
+   browser). Everything up to the last ``</think>`` (any case) is dropped; this also covers
+   templates that put the opening ``<think>`` in the prompt. The whitespace-only lines between
+   that ``</think>`` and the answer go too (the rest is kept as written). A ``<think>`` that is
+   never closed means the model never reached its answer: ``unclosed_think``.
 2. Nothing left but whitespace: ``empty``.
 3. Lines (inferred detail). The answer is split after each ``\\n``; a line's ending (``\\n``
    or ``\\r\\n``) is ignored when looking for fences but kept in the code, so CRLF answers
@@ -67,6 +67,7 @@ from typing import Literal
 
 from linteval_ray.languages import language as language_spec
 from linteval_ray.languages.base import BareCodeTest
+from linteval_ray.prompt.reasoning import split_reasoning
 from linteval_ray.schema.record import Language
 
 ExtractionKind = Literal["fenced", "bare", "given"]  # given: a revised_code column, no extraction
@@ -107,10 +108,7 @@ class CodeBlock:
 
 
 _OPENING = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
-_LEADING_BLANK_LINES = re.compile(r"\A(?:[^\S\n]*\n)+")
 _BRACE_OR_SEMICOLON = re.compile(r"[;{}]")
 _SENTENCE = re.compile(r"[A-Za-z][^;{}()\[\]<>=#\"/\\*&|+^%~?`]*[:.]")
 # Expression statements holding one of these do something; the rest are pointless (rule 7).
@@ -124,7 +122,7 @@ def extract_code(response: str, language: Language) -> str | None:
 
 def extract(response: str, language: Language) -> Extraction:
     """The program in ``response`` and how it was found, or why there is none."""
-    answer = strip_reasoning(response)
+    answer = split_reasoning(response).answer
     if answer is None:
         return Extraction.failed(ExtractionFailure.UNCLOSED_THINK)
     if not answer.strip():
@@ -138,27 +136,6 @@ def extract(response: str, language: Language) -> Extraction:
     if is_bare_program(answer, language):
         return Extraction.found(answer, "bare")
     return Extraction.failed(ExtractionFailure.NO_CODE_BLOCK)
-
-
-def strip_reasoning(response: str) -> str | None:
-    """The answer after the last ``</think>``, leading blank lines dropped (rule 1).
-
-    ``response`` itself when there is no reasoning; None when a ``<think>`` is never closed."""
-    closes = list(_THINK_CLOSE.finditer(response))
-    if closes:
-        return _LEADING_BLANK_LINES.sub("", response[closes[-1].end() :])
-    if _THINK_OPEN.search(response):
-        return None
-    return response
-
-
-def reasoning_part(response: str) -> str | None:
-    """The reasoning of ``response``: up to and including the last ``</think>``, all of it when a
-    ``<think>`` is never closed; None when there is none (rule 1)."""
-    closes = list(_THINK_CLOSE.finditer(response))
-    if closes:
-        return response[: closes[-1].end()]
-    return response if _THINK_OPEN.search(response) else None
 
 
 def split_lines(text: str) -> list[str]:

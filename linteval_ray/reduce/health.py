@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from linteval_ray.config import HealthConfig
 from linteval_ray.prompt.extract import ExtractionFailure
+from linteval_ray.reduce.ratios import ratio
 from linteval_ray.reduce.rows import MetricRow, metric_rows
 from linteval_ray.schema import ResultRow, Status
 from linteval_ray.schema.result import FinishReason, Verdict
@@ -105,14 +106,14 @@ def generation_health(rows: Iterable[ResultRow | MetricRow], thresholds: HealthC
         prompt_too_long=sum(r.prompt_too_long for r in errors),
         finish_reasons=dict(Counter(r.finish_reason for r in generated if r.finish_reason)),
         truncated=len(truncated),
-        truncated_rate=_ratio(len(truncated), len(responses)),
+        truncated_rate=ratio(len(truncated), len(responses)),
         truncated_while_thinking=sum(_thinking(r) for r in truncated),
         extraction_failures=dict(causes),
-        extraction_failure_rate=_ratio(failed_here, len(generated_here)),
-        generated_tokens_mean=_ratio(sum(tokens), len(tokens)),
+        extraction_failure_rate=ratio(failed_here, len(generated_here)),
+        generated_tokens_mean=ratio(sum(tokens), len(tokens)),
         generated_tokens_p95=tokens[max(0, math.ceil(0.95 * len(tokens)) - 1)] if tokens else None,
-        reasoning_tokens_mean=_ratio(sum(reasoning), len(reasoning)),
-        tokens_per_s=_ratio(sum(r.generated_tokens or 0 for r in timed), seconds),
+        reasoning_tokens_mean=ratio(sum(reasoning), len(reasoning)),
+        tokens_per_s=ratio(sum(r.generated_tokens or 0 for r in timed), seconds),
         max_truncated_rate=thresholds.max_truncated_rate,
         max_extraction_failure_rate=thresholds.max_extraction_failure_rate,
     )
@@ -123,7 +124,3 @@ def _thinking(row: MetricRow) -> bool:
     if row.reasoning_tokens and row.generated_tokens is not None and row.reasoning_tokens >= row.generated_tokens:
         return True
     return str(ExtractionFailure.UNCLOSED_THINK) in (row.validation_error or "")
-
-
-def _ratio(num: float, den: float) -> float | None:
-    return num / den if den else None

@@ -23,9 +23,11 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 from linteval_ray.config import HealthConfig
+from linteval_ray.reduce.agreement import LintAgreementMetrics, lint_agreement_metrics
 from linteval_ray.reduce.health import GenerationHealth, generation_health
 from linteval_ray.reduce.intervals import bootstrap_ratio, wilson
 from linteval_ray.reduce.passk import pass_at_k
+from linteval_ray.reduce.ratios import ratio
 from linteval_ray.reduce.rows import AlertCounts, MetricRow, metric_rows
 from linteval_ray.schema import LANGUAGES, ResultRow, Status
 from linteval_ray.schema.table import ResultTable
@@ -53,24 +55,6 @@ class CategoryMetrics(BaseModel):
     alerts_in: int
     alerts_out: int
     reduction_at_p: float | None
-
-
-class AgreementMetrics(BaseModel):
-    """Recorded (dataset) vs re-linted (ours) original alerts, over the samples linted."""
-
-    samples: int = 0
-    exact: int = Field(default=0, description="samples whose two multisets are identical")
-    recorded: int = 0
-    relinted: int = 0
-    matched: int = 0
-    exact_rate: float | None = None
-    recall: float | None = Field(default=None, description="matched / recorded: recorded alerts we find")
-    precision: float | None = Field(default=None, description="matched / relinted: our alerts the record has")
-
-
-class LintAgreementMetrics(BaseModel):
-    overall: AgreementMetrics = Field(default_factory=AgreementMetrics)
-    by_language: dict[str, AgreementMetrics] = Field(default_factory=dict)
 
 
 class SuppressionMetrics(BaseModel):
@@ -118,34 +102,8 @@ class RunMetrics(BaseModel):
         return notes
 
 
-def _ratio(num: float, den: float) -> float | None:
-    return num / den if den else None
-
-
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
-
-
-def agreement_metrics(rows: Sequence[MetricRow]) -> AgreementMetrics:
-    """Over one row per sample (draws share an original)."""
-    first: dict[str, MetricRow] = {}
-    for row in rows:
-        if row.lint_agreement is not None:
-            first.setdefault(row.sample_id, row)
-    agreements = [r.lint_agreement for r in first.values() if r.lint_agreement is not None]
-    recorded = sum(a.recorded for a in agreements)
-    relinted = sum(a.relinted for a in agreements)
-    matched = sum(a.matched for a in agreements)
-    exact = sum(a.exact for a in agreements)
-    return AgreementMetrics(samples=len(agreements), exact=exact, recorded=recorded, relinted=relinted,
-                            matched=matched, exact_rate=_ratio(exact, len(agreements)),
-                            recall=_ratio(matched, recorded), precision=_ratio(matched, relinted))
-
-
-def lint_agreement_metrics(rows: Sequence[MetricRow], languages: Sequence[str]) -> LintAgreementMetrics:
-    by_language = {lang: agreement_metrics([r for r in rows if r.language == lang]) for lang in languages}
-    return LintAgreementMetrics(overall=agreement_metrics(rows),
-                                by_language={k: v for k, v in by_language.items() if v.samples})
 
 
 def suppression_metrics(rows: Sequence[MetricRow]) -> SuppressionMetrics:
@@ -165,13 +123,13 @@ def group_metrics(rows: Sequence[MetricRow]) -> GroupMetrics:
     return GroupMetrics(
         n=len(rows),
         n_passed=n_passed,
-        pass_at_1=_ratio(n_passed, len(rows)),
+        pass_at_1=ratio(n_passed, len(rows)),
         pass_at_1_ci=wilson(n_passed, len(rows)),
-        reduction_at_p=_ratio(alerts_in - alerts_out, alerts_in),
+        reduction_at_p=ratio(alerts_in - alerts_out, alerts_in),
         reduction_at_p_ci=bootstrap_ratio(*reduction_parts(rows)),
-        new_at_p=_ratio(new, alerts_in),
-        delta_line_at_p=_ratio(changed, len(passed)),
-        line_per_fix_at_p=_ratio(changed, fixed),
+        new_at_p=ratio(new, alerts_in),
+        delta_line_at_p=ratio(changed, len(passed)),
+        line_per_fix_at_p=ratio(changed, fixed),
         lint_errors=sum(r.lint_error for r in rows),
     )
 
@@ -196,7 +154,7 @@ def category_metrics(rows: Sequence[MetricRow]) -> dict[str, CategoryMetrics]:
                 sums[count.category][0] += count.original
                 sums[count.category][1] += count.revised
     return {
-        name: CategoryMetrics(alerts_in=a, alerts_out=b, reduction_at_p=_ratio(a - b, a))
+        name: CategoryMetrics(alerts_in=a, alerts_out=b, reduction_at_p=ratio(a - b, a))
         for name, (a, b) in sorted(sums.items())
     }
 

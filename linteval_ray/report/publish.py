@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from linteval_ray.reduce.metrics import RunMetrics
 from linteval_ray.report.originals import originals_of_run
 from linteval_ray.report.render import write_report
-from linteval_ray.report.site import shows_prompts, write_site
+from linteval_ray.report.sample_view import shows_prompts
+from linteval_ray.report.site import write_site
 from linteval_ray.schema import LintEvalRecord
 from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import RunFolder

@@ -6,8 +6,9 @@ import html
 
 from pydantic import BaseModel
 
+from linteval_ray.reduce.agreement import AgreementMetrics
 from linteval_ray.reduce.health import GenerationHealth
-from linteval_ray.reduce.metrics import AgreementMetrics, GroupMetrics, RunMetrics
+from linteval_ray.reduce.metrics import GroupMetrics, RunMetrics
 from linteval_ray.schema.table import ResultTable
 
 

@@ -43,6 +43,12 @@ class AuditStats(BaseModel):
         if len(self.disagreeing_rows) < DISAGREEMENTS_KEPT:
             self.disagreeing_rows.append(row_id)
 
+    def since(self, earlier: AuditStats) -> AuditStats:
+        """What was counted after ``earlier`` (a copy taken of these same stats before)."""
+        return AuditStats(audited=self.audited - earlier.audited, agreed=self.agreed - earlier.agreed,
+                          disagreed=self.disagreed - earlier.disagreed,
+                          disagreeing_rows=self.disagreeing_rows[len(earlier.disagreeing_rows):])
+
     def add(self, other: AuditStats) -> None:
         self.audited += other.audited
         self.agreed += other.agreed

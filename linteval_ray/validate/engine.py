@@ -31,7 +31,7 @@ from linteval_ray.validate.judge.run import in_words
 from linteval_ray.validate.lint import LintError, Linters, LintOutcome, paper_category
 from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.suppressions import neutralize_added_suppressions
-from linteval_ray.validate.metrics import lint_agreement, sample_metrics
+from linteval_ray.validate.sample_metrics import lint_agreement, sample_metrics
 from linteval_ray.validate.sandbox import make_sandbox
 from linteval_ray.validate.sanitize import host_paths, replace_host_paths, sanitize
 from linteval_ray.validate.scratch import ScratchRoot

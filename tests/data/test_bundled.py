@@ -24,7 +24,7 @@ from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache, default_cache_dir
 from linteval_ray.validate.judge import JudgeContext, PreparedProblem, judge_revision, prepare_problem
 from linteval_ray.validate.lint import Linters
-from linteval_ray.validate.metrics import remaining_count
+from linteval_ray.validate.sample_metrics import remaining_count
 from linteval_ray.validate.sandbox import SandboxError, make_sandbox
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"

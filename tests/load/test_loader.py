@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from linteval_ray.config import DatasetConfig
-from linteval_ray.load import LoadError, SourceError, load_split, validate_row
+from linteval_ray.load import MalformedRow, SourceError, load_split, validate_row
 from linteval_ray.schema import LintEvalRecord, LintMessage
 from linteval_ray.store import FAST_FAIL, ObjectStore
 from tests.fixtures.s3 import SeaweedServer
@@ -83,7 +83,7 @@ def test_errors_carry_structured_fields(tmp_path: Path) -> None:
     result = load_split(str(write_jsonl(tmp_path / "mixed.jsonl", MIXED_ROWS)))
 
     unknown_language = result.errors[3]
-    assert unknown_language == LoadError(
+    assert unknown_language == MalformedRow(
         row_number=7,
         sample_id="1036_A_py3_0",
         field="language",
@@ -97,7 +97,7 @@ def test_a_row_with_several_problems_is_still_one_error() -> None:
 
     error = validate_row(4, raw)
 
-    assert isinstance(error, LoadError)
+    assert isinstance(error, MalformedRow)
     assert str(error) == (
         "row 4 (sample 1001_A_go_0): field 'language': Input should be 'cpp', 'py3' or 'java' "
         "(also field 'code': String should have at least 1 character; field 'checker': Field required)"
@@ -108,7 +108,7 @@ def test_nested_field_errors_name_the_path() -> None:
     raw = make_row(1)
     raw["linter_messages"][0]["line"] = "first"
     error = validate_row(1, raw)
-    assert isinstance(error, LoadError)
+    assert isinstance(error, MalformedRow)
     assert error.field == "linter_messages.0.line"
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from linteval_ray.load import LoadError, SourceError, detect_format, iter_rows
+from linteval_ray.load import MalformedRow, SourceError, detect_format, iter_rows
 from tests.load.rows import jsonl_lines, make_row, write_jsonl
 
 
@@ -19,8 +19,8 @@ def test_rows_are_numbered_by_line_and_blank_lines_are_skipped(tmp_path: Path) -
     assert [number for number, _ in rows] == [1, 4, 5, 6]
     assert rows[0][1]["sample_id"] == "1001_A_py3_0"
     assert rows[1][1]["sample_id"] == "1002_A_py3_0"
-    assert isinstance(rows[2][1], LoadError) and rows[2][1].message.startswith("invalid JSON")
-    assert isinstance(rows[3][1], LoadError) and rows[3][1].message == "expected a JSON object, got an array"
+    assert isinstance(rows[2][1], MalformedRow) and rows[2][1].message.startswith("invalid JSON")
+    assert isinstance(rows[3][1], MalformedRow) and rows[3][1].message == "expected a JSON object, got an array"
 
 
 def test_invalid_utf8_is_a_row_error(tmp_path: Path) -> None:
@@ -29,7 +29,7 @@ def test_invalid_utf8_is_a_row_error(tmp_path: Path) -> None:
 
     rows = list(iter_rows(str(path)))
 
-    assert isinstance(rows[0][1], LoadError) and "UTF-8" in rows[0][1].message
+    assert isinstance(rows[0][1], MalformedRow) and "UTF-8" in rows[0][1].message
     assert rows[1][1]["sample_id"] == "1001_A_py3_0"
 
 

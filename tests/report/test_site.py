@@ -24,24 +24,21 @@ import pytest
 
 from linteval_ray.config import ValidationConfig
 from linteval_ray.load.loader import load_split
+from linteval_ray.prompt.extract import extract
+from linteval_ray.prompt.reasoning import split_reasoning
 from linteval_ray.prompt.template import load_template
 from linteval_ray.reduce.metrics import compute
-from linteval_ray.report import site as site_module
-from linteval_ray.report.site import (
-    CompareRun,
-    alert_marks,
-    chunk_count,
-    chunk_of,
-    prompt_messages,
-    split_reasoning,
-    write_compare_site,
-    write_site,
-)
+from linteval_ray.report import chunks as chunks_module
+from linteval_ray.report.alert_marks import alert_marks
+from linteval_ray.report.chunks import chunk_count, chunk_of
+from linteval_ray.report.compare import CompareRun, write_compare_site
+from linteval_ray.report.sample_view import prompt_messages
+from linteval_ray.report.site import write_site
 from linteval_ray.schema import LintEvalRecord, LintMessage, ResultRow, Status, Verdict
 from linteval_ray.schema.arrow import rows_to_table
 from linteval_ray.schema.table import COLUMNS, ResultTable
 from linteval_ray.store import RunFolder
-from linteval_ray.validate.metrics import sample_metrics
+from linteval_ray.validate.sample_metrics import sample_metrics
 
 CHROMIUM = shutil.which("chromium")
 needs_chromium = pytest.mark.skipif(
@@ -149,7 +146,9 @@ def made_up_row(record: LintEvalRecord, index: int, *, passed: bool, draw: int =
     return ResultRow(
         sample_id=record.sample_id, draw=draw, row_id=ResultRow.make_row_id(record.sample_id, draw),
         problem_id=record.problem_id, language=record.language, status=Status.EVALUATED, revised_code=code,
-        raw_response=f"<think>reasoning of row {index}</think>Here it is:\n```\n{code}```", pass_at_1=passed,
+        # Two think blocks: the draft between them is reasoning too (scoring extracts after the last).
+        raw_response=(f"<think>reasoning of row {index}</think>A draft:\n```\nnot the answer\n```\n"
+                      f"<think>second thoughts</think>Here it is:\n```\n{code}```"), pass_at_1=passed,
         verdict=Verdict.PASSED if passed else Verdict.WRONG_ANSWER,
         validation_error=None if passed else "wrong_answer: test 3: expected 5, found 4",
         original_messages=original, revised_messages=revised,
@@ -329,6 +328,11 @@ def test_sample_page_places_alerts_on_their_line_and_collapses_reasoning(
     reasoning = page.by_id("reasoning")
     assert reasoning.tag == "details" and "open" not in reasoning.attrs
     assert "reasoning of row 7" in reasoning.text() and "reasoning of row" not in page.by_id("answer").text()
+    # The page cuts the response where scoring cut it: the draft between the blocks is reasoning.
+    answer = split_reasoning(row.raw_response or "").answer
+    assert answer is not None and page.by_id("answer").text() == answer.strip("\n")
+    assert "A draft" in reasoning.text() and "second thoughts" in reasoning.text()
+    assert extract(row.raw_response or "", record.language).code == row.revised_code
     assert page.by_id("validation-error").text() == "wrong_answer: test 3: expected 5, found 4"
     prompt = page.by_id("prompt")
     assert prompt.tag == "details" and record.code.split("\n")[2] in prompt.text()
@@ -388,7 +392,7 @@ def test_site_reads_each_row_group_once_and_writes_the_same_files(
     table = rows_to_table(rows)
     pq.write_table(table, tmp_path / "results.parquet", row_group_size=16)
     results = CountedReads(table.select(list(COLUMNS)), pq.ParquetFile(tmp_path / "results.parquet"))
-    monkeypatch.setattr(site_module, "RANGE_ROWS", 32)  # every chunk (~60 rows) a range of its own
+    monkeypatch.setattr(chunks_module, "RANGE_ROWS", 32)  # every chunk (~60 rows) a range of its own
     chunks = chunk_count(len(rows))
     assert chunks >= 3
     output = tmp_path / "from-parquet" / "run"  # the same folder name: the same title
@@ -500,20 +504,10 @@ def test_alert_marks_match_the_metrics_multiset() -> None:
     assert pairs == {1: 3}
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("<think>plan</think>\nanswer", ("plan", "answer")),
-    ("plan only</think>answer", ("plan only", "answer")),
-    ("<think>cut off by max_tokens", ("cut off by max_tokens", "")),
-    ("no reasoning at all", (None, "no reasoning at all")),
-])
-def test_reasoning_is_split_from_the_answer(raw: str, expected: tuple[str | None, str]) -> None:
-    assert split_reasoning(raw) == expected
-
-
 def test_chunks_of_a_column_are_chunk_of_each_id() -> None:
     ids = ["", "a", "lr01_cpp_0", "1000_A_py3_12~7", "é", "日本語_β", "x" * 300, "\U0001f600 id", "tab\tid"]
     column = pa.chunked_array([ids[:4], ids[4:]])
     for chunks in (1, 7, 64):
-        assert site_module.chunks_of(column, chunks).tolist() == [site_module.chunk_of(i, chunks) for i in ids]
+        assert chunks_module.chunks_of(column, chunks).tolist() == [chunks_module.chunk_of(i, chunks) for i in ids]
     sliced = pa.chunked_array([pa.array(ids).slice(3)])  # an array with an offset into its buffers
-    assert site_module.chunks_of(sliced, 7).tolist() == [site_module.chunk_of(i, 7) for i in ids[3:]]
+    assert chunks_module.chunks_of(sliced, 7).tolist() == [chunks_module.chunk_of(i, 7) for i in ids[3:]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from linteval_ray.schema import LintMessage
-from linteval_ray.validate.metrics import line_changes, remaining_count, sample_metrics
+from linteval_ray.validate.sample_metrics import line_changes, remaining_count, sample_metrics
 
 
 def _msg(check: str, text: str = "m", category: str = "readability", line: int = 1) -> LintMessage:
@@ -92,7 +92,7 @@ def test_category_mrr_per_category_of_the_original():
 
 
 def test_lint_agreement_is_a_multiset_overlap():
-    from linteval_ray.validate.metrics import lint_agreement
+    from linteval_ray.validate.sample_metrics import lint_agreement
 
     a, b, c = _msg("a"), _msg("b"), _msg("c")
     agreement = lint_agreement([a, a, b], [a, b, b, c])
