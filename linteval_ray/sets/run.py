@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from linteval_ray.config import ConfigError, RunConfig, ValidationConfig
+from linteval_ray.config.section import without_credentials
 from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
@@ -74,7 +75,7 @@ from linteval_ray.store.shards import done_row_ids
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.toolchain.cluster import check_cluster_toolchain
 from linteval_ray.toolchain.manifest import ToolchainManifest
-from linteval_ray.track.base import TrackedRun, flat_metrics, without_credentials
+from linteval_ray.track.base import TrackedRun, flat_metrics
 from linteval_ray.track.registry import Trackers
 
 if TYPE_CHECKING:
