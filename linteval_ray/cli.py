@@ -64,7 +64,8 @@ def _add_generation_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", help="run folder: local path, s3://..., gs://... (default ./runs/<run-name>)")
     p.add_argument("--run-name", help="name of the run (default <dataset>-<backend>-<time>)")
     p.add_argument("--model", action=ModelFlag, default=[], metavar="[NAME=]PATH_OR_ID",
-                   help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name); "
+                   help="vLLM model: local path, s3:// path or hub id (with --endpoint, or a config whose backend is "
+                   "endpoint: the served model name); "
                    "NAME=PATH_OR_ID (repeatable): one model of a set, in OUTPUT/models/NAME")
     p.add_argument("--endpoint", action=ModelFlag, default=[], metavar="[NAME=]URL",
                    help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1; NAME=URL (repeatable): one model "

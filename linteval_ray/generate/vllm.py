@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from linteval_ray.config import ConfigError, StorageConfig, VLLMConfig, VLLMGeneration
 from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed, length_or_stop
+from linteval_ray.generate.lora_probe import adapter_problem, probe_lora
 from linteval_ray.generate.placement import (
     SLIVER,
     EngineReservation,
@@ -160,11 +161,10 @@ class VLLMBackend(GenerationBackend):
     def probe(self) -> list[str]:
         """With an adapter: base vs adapter on a fixed greedy probe (see ``lora_probe``), on an engine of
         its own whose GPUs are released before this returns. An adapter that never applies is fatal."""
-        if self.vllm.lora is None:
+        adapter = self.lora_request_name()
+        if adapter is None:
             return []
-        from linteval_ray.generate.lora_probe import probe_lora
-
-        outcome = probe_lora(self)
+        outcome = probe_lora(str(self.vllm.model), adapter, self.on_one_engine)
         if fatal := outcome.failure():
             raise GenerationUnavailable(fatal)
         warning = outcome.warning()
@@ -194,8 +194,6 @@ class VLLMBackend(GenerationBackend):
         """A local model or adapter folder must be where the engine loads it, not only on the driver, and a
         local adapter must load: vLLM's engine dies on a broken one, and Ray restarts it for the same
         request again and again."""
-        from linteval_ray.generate.lora_probe import adapter_problem
-
         named = (("model", self.vllm.model), ("lora", self.vllm.lora))
         paths = {f"generation.vllm.{key}": value for key, value in named if value and looks_like_a_path(value)}
         if not paths:
@@ -211,6 +209,19 @@ class VLLMBackend(GenerationBackend):
                                      strict=True):
                 if problem:
                     raise GenerationUnavailable(f"generation.vllm.lora: {self.vllm.lora} on Ray node {node}: {problem}")
+
+    def on_one_engine(self, rows: list[dict[str, Any]], *, preprocess: Callable[[dict[str, Any]], dict[str, Any]],
+                      postprocess: Callable[[dict[str, Any]], dict[str, Any]],
+                      engine_kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+        """``rows`` through one engine of their own, its GPUs released before this returns (the LoRA
+        probe's): each row's engine error in ``error`` (a failed row bypasses ``postprocess``)."""
+        import ray.data
+
+        with self.reserve(1, "LoRA probe") as reservation:
+            processor = self.processor(reservation, {**self.vllm.engine_kwargs, **engine_kwargs},
+                                       preprocess=preprocess, postprocess=postprocess)
+            done = processor(ray.data.from_items(rows)).take_all()
+        return [{**row, "error": row.get(INFERENCE_ERROR_KEY) or None} for row in done]
 
     def stage(self) -> ProcessorStage:
         return ProcessorStage(name=self.name, processor=self.generate, required_columns=("record_json", "draw"),
