@@ -150,11 +150,6 @@ def _backend_of(generation: type[GenerationSettings]) -> str:
     return name
 
 
-# backend name -> its generation model; each holds its own section under the backend's name.
-GENERATIONS: dict[str, type[GenerationSettings]] = {
-    _backend_of(g): g for g in (ReplayGeneration, VLLMGeneration, EndpointGeneration)}
-
-
 def chosen_backend(data: dict[str, Any]) -> str:
     """The backend a raw generation section chooses: ``backend``, else the one backend whose section
     it holds (``generation.vllm.model=...`` alone runs vLLM), else the default."""
@@ -189,8 +184,10 @@ GenerationConfig = Annotated[
     Field(discriminator="backend"),
     BeforeValidator(_one_backend_section),
 ]
+# backend name -> its generation model; each holds its own section under the backend's name.
+GENERATIONS: dict[str, type[GenerationSettings]] = {
+    _backend_of(g): g for g in get_args(get_args(GenerationConfig)[0])}
 _GENERATION: TypeAdapter[GenerationConfig] = TypeAdapter(GenerationConfig)
-assert set(GENERATIONS) == {_backend_of(g) for g in get_args(get_args(GenerationConfig)[0])}
 
 
 def parse_generation(data: dict[str, Any]) -> GenerationSettings:
