@@ -14,6 +14,7 @@ models themselves, so a new setting is classified where it is declared:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -72,7 +73,7 @@ def public_settings(section: BaseModel) -> dict[str, Any]:
     return shown
 
 
-def _walk(value: Any, view: Any) -> Any:
+def _walk(value: Any, view: Callable[[BaseModel], dict[str, Any]]) -> Any:
     if isinstance(value, BaseModel):
         return view(value)
     if isinstance(value, dict):
