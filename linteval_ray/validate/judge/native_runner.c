@@ -453,7 +453,7 @@ int main(int argc, char **argv) {
         if (exited && WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
             ended(t->name, WTERMSIG(status), cpu, wall, usage.ru_maxrss, out, err, head, tail);
         off_t size = output_size(out, cap), err_size = output_size(err, cap);
-        const char *why = !exited ? "wall"
+        const char *why = !exited ? "wall_cap"
                           : !WIFEXITED(status) || WEXITSTATUS(status) != 0 ? "status"
                           : cpu > t->cpu_budget_ms * 1000000L ? "cpu"
                           : wall > t->wall_budget_ms * 1000000L ? "wall"

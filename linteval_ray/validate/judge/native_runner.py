@@ -17,7 +17,9 @@ by the reference path. Outputs are checked as for any test (``check.py``). One e
 time limit costs one run and not two: a test whose process was killed by RLIMIT_CPU (SIGXCPU, or
 SIGKILL at the hard limit) before its wall cap comes back as its run (``WarmRun.out_of_time``), and
 the judge scores it as the box-per-test path would score that run, when that path would not run it
-again (``run.run_tests``).
+again (``run.run_tests``). And a test the wall-clock cap ended (a sleeper, a fork bomb), which the
+box-per-test path runs twice to count, counts the runner's run as the first: it gets one box of its
+own, whose run decides (``WarmRun.next_ran_to_wall_cap``), instead of two.
 
 Why no test can help another (or the score): the inputs are not in the box (the runner reads them
 through a directory descriptor only it holds), so no test can list, stat or read another's; a test's
@@ -126,12 +128,13 @@ def run_in_one_box(
     out_of_time = None
     if len(kept) == len(done) < len(tests):
         out_of_time = read_out_of_time(result.stdout[at:], names[len(done)], test_limits[len(done)], cap)
-    if len(kept) < len(tests) and out_of_time is None:
+    walled = len(kept) == len(done) < len(tests) and ran_to_wall_cap(result.stdout[at:], names[len(done)])
+    if len(kept) < len(tests) and out_of_time is None and not walled:
         log.debug("one-box runner: %s; kept %d of %d tests (exit %s, signal %s: %s)",
                   result.stdout[at:at + REPORT_LINE_BYTES].split(b"\n")[0].decode("ascii", "replace"),
                   len(kept), len(tests), result.exit_code, result.signal,
                   result.stderr.decode("utf-8", "replace")[-300:])
-    return WarmRun(kept=kept, out_of_time=out_of_time)
+    return WarmRun(kept=kept, out_of_time=out_of_time, next_ran_to_wall_cap=walled)
 
 
 def read_report(report: bytes, names: list[str]) -> tuple[list[WarmTest], int]:
@@ -167,6 +170,12 @@ def read_out_of_time(report: bytes, name: str, limits: RunLimits, cap: int) -> R
     return RunResult(exit_code=None, signal=sig, stdout=report[start:start + head], stderr=report[start + head:],
                      wall_s=wall_ns / 1e9, cpu_s=cpu_s, timed_out=killed_for_cpu(sig, cpu_s, limits),
                      peak_rss_mb=maxrss_kb / 1024)
+
+
+def ran_to_wall_cap(report: bytes, name: str) -> bool:
+    """Whether the runner stopped at test ``name`` because the test's wall-clock cap ended it (its
+    report is on a pipe no program can write to)."""
+    return _report_line(report, 0) == ["stop", name, "wall_cap"]
 
 
 def _report_line(report: bytes, at: int) -> list[str]:

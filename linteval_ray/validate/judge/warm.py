@@ -18,10 +18,13 @@ class WarmTest(BaseModel):
 
 class WarmRun(BaseModel):
     """What a runner judged: the tests it kept, in order, and the run of the next one when that
-    ran out of CPU time (``native_runner``), for the judge to score as a time limit or not."""
+    ran out of CPU time (``native_runner``), for the judge to score as a time limit or not; or
+    whether the next one ran to its wall-clock cap there (a time limit the box-per-test path runs
+    twice to count: the runner's run is the first of the two)."""
 
     kept: list[WarmTest] = Field(default_factory=list)
     out_of_time: RunResult | None = None
+    next_ran_to_wall_cap: bool = False
 
 
 def within_budgets(done: list[WarmTest], limits: list[float], cpu_share: float) -> list[WarmTest]:
