@@ -12,11 +12,10 @@ A set folder (local path or object-store URL) holds::
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from linteval_ray.config import StorageConfig
-from linteval_ray.store.folder import RunFolder
-from linteval_ray.store.fs import ObjectStore, join
+from linteval_ray.store.folder import RunFolder, StoreFolder
+from linteval_ray.store.fs import ObjectStore
 
 SET_RECORD = "set.json"
 MODELS_DIR = "models"
@@ -47,20 +46,8 @@ class SetRecord(BaseModel):
         return next((e for e in self.models if e.name == name), None)
 
 
-class SetFolder(BaseModel):
-    """One set's folder and the ``ObjectStore`` that reads and writes it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    url: str
-    store: ObjectStore
-
-    @classmethod
-    def open(cls, url: str, storage: StorageConfig | None = None) -> SetFolder:
-        return cls(url=url.rstrip("/"), store=ObjectStore(storage=storage))
-
-    def path(self, *parts: str) -> str:
-        return join(self.url, *parts)
+class SetFolder(StoreFolder):
+    """One set's folder."""
 
     def model(self, name: str) -> RunFolder:
         """The run folder of model ``name``."""

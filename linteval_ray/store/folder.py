@@ -17,6 +17,8 @@ run under the same parent folder reuses when the output is on object storage.
 
 from __future__ import annotations
 
+from typing import Self
+
 from pydantic import BaseModel, ConfigDict
 
 from linteval_ray.config import StorageConfig
@@ -40,8 +42,8 @@ PREDICTIONS_RECORD = "generation.json"  # in PREDICTIONS_DIR: what generated the
 SHARED_CACHE_DIR = "linteval-cache"  # a sibling of run folders, not inside one
 
 
-class RunFolder(BaseModel):
-    """One run's folder and the ``ObjectStore`` that reads and writes it."""
+class StoreFolder(BaseModel):
+    """A folder (local path or object-store URL) and the ``ObjectStore`` that reads and writes it."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -49,12 +51,16 @@ class RunFolder(BaseModel):
     store: ObjectStore
 
     @classmethod
-    def open(cls, url: str, storage: StorageConfig | None = None) -> RunFolder:
+    def open(cls, url: str, storage: StorageConfig | None = None) -> Self:
         """The folder at ``url`` with a store built from ``storage`` (once per run)."""
         return cls(url=url.rstrip("/"), store=ObjectStore(storage=storage))
 
     def path(self, *parts: str) -> str:
         return join(self.url, *parts)
+
+
+class RunFolder(StoreFolder):
+    """One run's folder."""
 
     @property
     def name(self) -> str:
