@@ -9,8 +9,9 @@
  * ms, CPU limit s, wall budget ms, wall cap ms. The inputs are not in the box: INPUTS_FD is a directory
  * descriptor the judge opened on the host, which only this process holds (it is not dumpable, and no
  * test inherits it), so no test can list, stat or read another test's input. Each test runs PROGRAM as
- * a child with its input file as stdin, a memfd each as stdout and stderr (nothing of them in the box's
- * file systems), only those three descriptors, and RLIMIT_CPU at the test's limit (the other rlimits
+ * a child with its input file as stdin, a pipe each as stdout and stderr (as a box of its own has; a
+ * memfd was a file the program could seek back over, read, or reopen through /proc/self/fd), which
+ * this process drains into memfds only it holds, only those three descriptors, and RLIMIT_CPU at the test's limit (the other rlimits
  * are the box's, per process: the same a box of its own gives). After the child exits, or at the wall
  * cap, every other process of the box is killed and reaped; the test's CPU time is what this process's
  * reaped children used meanwhile (RUSAGE_CHILDREN: the child and every process it left behind).
@@ -34,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -315,6 +317,46 @@ static int new_memfd(const char *name) {
     return fd;
 }
 
+/* A test's stdout or stderr: the read end of its pipe, and what came through it (the first CAP bytes in
+ * a memfd only the runner holds; SIZE counts them all). */
+struct sink {
+    int pipe;
+    int keep;
+    off_t size;
+};
+
+/* A sink, and the write end of its pipe for the test. The pipe's mode is 0, as a box of its own
+ * gives (its pipes are the host's): a program cannot reopen or read it through /proc/self/fd. */
+static int open_sink(struct sink *s, const char *name) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0 || fchmod(ends[1], 0) != 0)
+        fail("an output pipe");
+    s->pipe = ends[0];
+    s->keep = new_memfd(name);
+    s->size = 0;
+    return ends[1];
+}
+
+/* Move what the pipe holds into the sink; 0 at its end (every writer gone). */
+static int drain(struct sink *s, long cap) {
+    char buffer[1 << 16];
+    ssize_t got = read(s->pipe, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR)
+        return 1;
+    if (got < 0)
+        fail("read an output");
+    for (ssize_t at = 0, room = s->size < cap ? (ssize_t)(cap - s->size) : 0, n = got < room ? got : room; at < n;) {
+        ssize_t done = write(s->keep, buffer + at, (size_t)(n - at));
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            fail("keep an output");
+        at += done;
+    }
+    s->size += got;
+    return got > 0;
+}
+
 static void exec_test(const struct test *t, int inputs, int out, int err, char **argv) {
     int in = openat(inputs, t->input, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
@@ -329,20 +371,35 @@ static void exec_test(const struct test *t, int inputs, int out, int err, char *
     _exit(127);
 }
 
-/* Wait for CHILD until DEADLINE (SIGCHLD is blocked: sigtimedwait takes it); 1 if it exited in time. */
-static int wait_until(pid_t child, int64_t deadline, int *status, struct rusage *usage) {
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
+/* Wait for CHILD until DEADLINE, draining its outputs meanwhile: 1 if it exited in time, 0 at the
+ * deadline, -1 as soon as an output went past CAP (a box of its own stops there too). */
+static int wait_until(pid_t child, int64_t deadline, int *status, struct rusage *usage, struct sink *outputs,
+                      long cap) {
+    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+    if (pidfd < 0)
+        fail("pidfd_open");
+    struct pollfd fds[3] = {{pidfd, POLLIN, 0}, {outputs[0].pipe, POLLIN, 0}, {outputs[1].pipe, POLLIN, 0}};
+    int result = 0;
     for (;;) {
-        if (wait4(child, status, WNOHANG, usage) == child)
-            return 1;
+        if (wait4(child, status, WNOHANG, usage) == child) {
+            result = 1;
+            break;
+        }
         int64_t left = deadline - now_ns();
         if (left <= 0)
-            return 0;
-        struct timespec wait = {left / 1000000000, left % 1000000000};
-        sigtimedwait(&chld, NULL, &wait);
+            break;
+        if (poll(fds, 3, (int)((left + 999999) / 1000000)) < 0 && errno != EINTR)
+            fail("poll");
+        for (int i = 1; i < 3; i++)
+            if (fds[i].revents && !drain(&outputs[i - 1], cap))
+                fds[i].fd = -1;
+        if (outputs[0].size > cap || outputs[1].size > cap) {
+            result = -1;
+            break;
+        }
     }
+    close(pidfd);
+    return result;
 }
 
 /* Reap what already exited, then kill and reap the rest; 1 if any process was still alive. */
@@ -355,12 +412,9 @@ static int end_every_process(void) {
     return alive;
 }
 
-/* The size of an output memfd, or -1 when it is at or past CAP. */
-static off_t output_size(int fd, long cap) {
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        fail("fstat an output");
-    return st.st_size < cap ? st.st_size : -1;
+/* The size of an output, or -1 when it is at or past CAP. */
+static off_t output_size(const struct sink *s, long cap) {
+    return s->size < cap ? s->size : -1;
 }
 
 static void write_all(const char *data, size_t n) {
@@ -391,16 +445,16 @@ static void send_range(int fd, off_t from, off_t size) {
 
 /* A test whose process ran out of CPU time: how it ended, the first HEAD bytes of its stdout and the
  * last TAIL of its stderr. */
-static void ended(const char *name, int sig, int64_t cpu, int64_t wall, long maxrss_kb, int out, int err, off_t head,
-                  off_t tail) {
+static void ended(const char *name, int sig, int64_t cpu, int64_t wall, long maxrss_kb, const struct sink *out,
+                  const struct sink *err, off_t head, off_t tail) {
     off_t size = output_size(out, LONG_MAX), err_size = output_size(err, LONG_MAX);
     head = size < head ? size : head;
     tail = err_size < tail ? err_size : tail;
     printf("ended %s %d %lld %lld %ld %lld %lld %lld %lld\n", name, sig, (long long)cpu, (long long)wall, maxrss_kb,
            (long long)size, (long long)err_size, (long long)head, (long long)tail);
     fflush(stdout);
-    send_range(out, 0, head);
-    send_range(err, err_size - tail, tail);
+    send_range(out->keep, 0, head);
+    send_range(err->keep, err_size - tail, tail);
     exit(0);
 }
 
@@ -437,22 +491,30 @@ int main(int argc, char **argv) {
     settle(&files, &network);
     for (int i = 0; i < count; i++) {
         const struct test *t = &tests[i];
-        int out = new_memfd("stdout"), err = new_memfd("stderr");
+        struct sink outputs[2];
+        int out = open_sink(&outputs[0], "stdout"), err = open_sink(&outputs[1], "stderr");
         int64_t cpu_before = children_cpu_ns(), started = now_ns();
         pid_t child = fork();
         if (child < 0)
             fail("fork");
         if (child == 0)
             exec_test(t, inputs, out, err, argv + 6);
+        close(out);
+        close(err);
         int status = 0;
         struct rusage usage = {0};
-        int exited = wait_until(child, started + t->wall_cap_ms * 1000000L, &status, &usage);
+        int exited = wait_until(child, started + t->wall_cap_ms * 1000000L, &status, &usage, outputs, cap);
         int64_t wall = now_ns() - started;
         int left_running = end_every_process();
         int64_t cpu = children_cpu_ns() - cpu_before;
-        if (exited && WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
-            ended(t->name, WTERMSIG(status), cpu, wall, usage.ru_maxrss, out, err, head, tail);
-        off_t size = output_size(out, cap), err_size = output_size(err, cap);
+        if (exited < 0)
+            stop(t->name, "output");
+        for (int k = 0; k < 2; k++)
+            while (drain(&outputs[k], cap)) { /* every writer is gone: up to a pipe's buffer left */
+            }
+        if (exited > 0 && WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
+            ended(t->name, WTERMSIG(status), cpu, wall, usage.ru_maxrss, &outputs[0], &outputs[1], head, tail);
+        off_t size = output_size(&outputs[0], cap), err_size = output_size(&outputs[1], cap);
         const char *why = !exited ? "wall_cap"
                           : !WIFEXITED(status) || WEXITSTATUS(status) != 0 ? "status"
                           : cpu > t->cpu_budget_ms * 1000000L ? "cpu"
@@ -467,9 +529,11 @@ int main(int argc, char **argv) {
             stop(t->name, why);
         printf("done %s %lld %lld %lld\n", t->name, (long long)cpu, (long long)wall, (long long)size);
         fflush(stdout);
-        send_range(out, 0, size);
-        close(out);
-        close(err);
+        send_range(outputs[0].keep, 0, size);
+        for (int k = 0; k < 2; k++) {
+            close(outputs[k].pipe);
+            close(outputs[k].keep);
+        }
         budget -= size;
     }
     stop("end", "end");

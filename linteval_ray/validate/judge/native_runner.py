@@ -3,8 +3,8 @@
 A box costs ~8.5 ms of CPU per test to set up and tear down (namespaces, mounts, the init), about
 half of a C++ revision's test CPU and a quarter of a Python one's (bench/README.md). The runner
 starts one box per revision, with the same rlimits, mounts, environment and seccomp filter as a box
-per test, and runs each test as its child: the test's input file as stdin, memfds as stdout and
-stderr, RLIMIT_CPU at the test's limit.
+per test, and runs each test as its child: the test's input file as stdin, pipes as stdout and
+stderr (as a box of its own has; the runner drains them), RLIMIT_CPU at the test's limit.
 
 Verdicts cannot drift because the runner only keeps tests that ended normally and left nothing a
 later test could observe: exit status 0, CPU time under ``CPU_SHARE`` of the test's limit and wall

@@ -125,6 +125,15 @@ CASES: dict[str, Case] = {
                                                             f"if (fork() == 0) {{ {SPIN} }} wait(nullptr); {ANSWER}",
                                                             before="#include <sys/wait.h>"), 0,
                                                  verdict=Verdict.TIME_LIMIT),
+    # stdout is a pipe, as in a box of its own (it was a memfd: a program could seek back over its
+    # output, read it, or reopen it through /proc/self/fd, and each changed a verdict).
+    "seek_back_over_stdout": Case("cpp", cpp('printf("%lld XXXX", s); fflush(stdout); lseek(1, -4, SEEK_CUR); '
+                                             'printf(" %.9f\\n", (double)s / n);'), ALL, verdict=Verdict.WRONG_ANSWER),
+    "read_own_stdout": Case("cpp", cpp('printf("%lld ", s); fflush(stdout); char c; '
+                                       'printf("%.9f\\n", pread(1, &c, 1, 0) == 1 ? 0.5 : (double)s / n);'), ALL),
+    "py_reopen_stdout": Case("py3", PY_READ + "print(sum(a), end=' ', flush=True)\n"
+                                              "open('/dev/stdout', 'w').write(f'{sum(a) / n}\\n')\n", 0,
+                             verdict=Verdict.RUNTIME_ERROR),
     "py_plain": Case("py3", PY_READ + PY_ANSWER, ALL),
     "py_exit_three": Case("py3", PY_READ + PY_ANSWER + "sys.exit(3)\n", 0, verdict=Verdict.RUNTIME_ERROR),
     "py_orphan": Case("py3", PY_READ + "if os.fork() == 0:\n    time.sleep(60)\n" + PY_ANSWER, 0),
