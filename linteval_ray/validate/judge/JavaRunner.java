@@ -110,7 +110,10 @@ public final class JavaRunner {
         Globals globals = new Globals(); // also loads what restoring uses, before any test
         Policy.setPolicy(new ProgramPolicy(classpath[0]));
         System.setSecurityManager(new ExitTrap());
-        Thread guard = new Thread(null, JavaRunner::watch, "judge-watchdog", WATCHDOG_STACK_BYTES);
+        // In the system group, as the JVM's own threads are: a program's Thread.activeCount() counts
+        // the main group, where it would tell the runner (one thread more) from a fresh JVM.
+        ThreadGroup system = Thread.currentThread().getThreadGroup().getParent();
+        Thread guard = new Thread(system, JavaRunner::watch, "judge-watchdog", WATCHDOG_STACK_BYTES);
         guard.setDaemon(true);
         guard.start();
         watchdog = guard; // from here on, only the watchdog itself may touch it

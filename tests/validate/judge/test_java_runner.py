@@ -86,6 +86,8 @@ CASES: dict[str, tuple[str, int]] = {
     "answer_from_a_thread": (solving(WORKER.format(ANSWER) + ".start();"), ALL),
     "exit_zero_from_a_thread": (solving(WORKER.format(f"{ANSWER} System.out.flush(); System.exit(0);")
                                         + ".start(); Thread.sleep(100000);"), 0),
+    # The runner's watchdog is no thread of the main group (one more there answered wrong).
+    "counts_its_threads": (solving(f'if (Thread.activeCount() > 1) System.out.println("0 0"); else {ANSWER}'), ALL),
     "deep_recursion": (solving(f"if (depth(200000) > 0) {ANSWER}",
                                members="static int depth(int n) { return n == 0 ? 1 : depth(n - 1) + 1; }"), ALL),
     "reads_past_the_input": (solving("""
@@ -224,19 +226,18 @@ RUNNER_ATTACKS: dict[str, tuple[str, int, Verdict]] = {
         if (n == 1) {
             Thread[] all = new Thread[64];
             int count = MAIN.getThreadGroup().enumerate(all, true);
-            for (int i = 0; i < count; i++) {
-                Thread watchdog = all[i];
-                if (!watchdog.getName().equals("judge-watchdog")) continue;
-                new Ghost(() -> {
-                    synchronized (Locale.class) {
-                        while (MAIN.getState() != Thread.State.BLOCKED) Thread.onSpinWait();
-                        fillHeap();
-                        long until = System.nanoTime() + 5_000_000_000L;
-                        while (watchdog.isAlive() && System.nanoTime() < until) spin(1000);
-                        hoard = null;
-                    }
-                }).start();
-            }
+            Thread found = null;  // the watchdog, where the program can see it (no longer in the main group)
+            for (int i = 0; i < count; i++) if (all[i].getName().equals("judge-watchdog")) found = all[i];
+            Thread watchdog = found;
+            new Ghost(() -> {
+                synchronized (Locale.class) {
+                    while (MAIN.getState() != Thread.State.BLOCKED) Thread.onSpinWait();
+                    fillHeap();
+                    long until = System.nanoTime() + 5_000_000_000L;
+                    while ((watchdog == null || watchdog.isAlive()) && System.nanoTime() < until) spin(1000);
+                    hoard = null;
+                }
+            }).start();
             out.println(answer);
         } else if (n == 5 && System.getSecurityManager() != null) {
             new Ghost(() -> {
