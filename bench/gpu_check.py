@@ -119,13 +119,13 @@ def prompt_rows(count: int, draws: int = 1) -> list[dict[str, Any]]:
 
 
 def generation_config(args: argparse.Namespace, tp: int, **overrides: Any) -> Any:
-    from linteval_ray.config import GenerationConfig
+    from linteval_ray.config import VLLMGeneration
 
     vllm = {"model": args.model, "cpu_only": args.cpu, "replicas": 1, "batch_size": 16,
             "engine_kwargs": {"max_model_len": args.max_model_len, **({"tensor_parallel_size": tp} if tp > 1 else {})},
             **overrides.pop("vllm", {})}
     sampling = {"temperature": 0.0, "max_tokens": args.max_tokens, "seed": 0, **overrides.pop("sampling", {})}
-    return GenerationConfig(backend="vllm", vllm=vllm, sampling=sampling, **overrides)
+    return VLLMGeneration(vllm=vllm, sampling=sampling, **overrides)
 
 
 def ours(args: argparse.Namespace, tp: int, rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from bench.naive import reference_revision
-from linteval_ray.load.presets import bundled_path
+from linteval_ray.schema.bundled import bundled_path
 from linteval_ray.schema.record import LintEvalRecord
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache, default_cache_dir

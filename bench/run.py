@@ -61,7 +61,7 @@ COMMENT = {"cpp": "// evaluated again by a second model\n", "java": "// evaluate
 
 
 def bundled_records(limit: int | None):
-    from linteval_ray.load.presets import bundled_path
+    from linteval_ray.schema.bundled import bundled_path
     from linteval_ray.schema.record import LintEvalRecord
 
     lines = bundled_path().read_text().splitlines()

@@ -70,7 +70,7 @@ def write_split(path: Path, rows: int, languages: list[str] | None = None) -> No
 
 
 def _bundled_rows(languages: list[str] | None = None) -> list[dict[str, Any]]:
-    from linteval_ray.load.presets import bundled_path
+    from linteval_ray.schema.bundled import bundled_path
 
     rows = [json.loads(line) for line in bundled_path().read_text().splitlines() if line.strip()]
     return [r for r in rows if languages is None or r["language"] in languages]

@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:  # run as a script: make `bench` and the package i
 from bench.cpu import tree_cpu_s  # noqa: E402
 from linteval_ray.config import ValidationConfig  # noqa: E402
 from linteval_ray.languages import language as language_spec  # noqa: E402
-from linteval_ray.load.presets import bundled_path  # noqa: E402
+from linteval_ray.schema.bundled import bundled_path  # noqa: E402
 from linteval_ray.schema.record import LintEvalRecord  # noqa: E402
 from linteval_ray.validate.judge import JudgeContext, judge_revision  # noqa: E402
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_cached, precompiled_headers  # noqa: E402

@@ -13,6 +13,7 @@ from linteval_ray import __version__
 from linteval_ray.config import (
     MODEL_NAME_PATTERN,
     ConfigError,
+    ModelChoice,
     ModelConfig,
     RunConfig,
     dataset_overrides,
@@ -63,7 +64,8 @@ def _add_generation_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", help="run folder: local path, s3://..., gs://... (default ./runs/<run-name>)")
     p.add_argument("--run-name", help="name of the run (default <dataset>-<backend>-<time>)")
     p.add_argument("--model", action=ModelFlag, default=[], metavar="[NAME=]PATH_OR_ID",
-                   help="vLLM model: local path, s3:// path or hub id (with --endpoint: the served model name); "
+                   help="vLLM model: local path, s3:// path or hub id (with --endpoint, or a config whose backend is "
+                   "endpoint: the served model name); "
                    "NAME=PATH_OR_ID (repeatable): one model of a set, in OUTPUT/models/NAME")
     p.add_argument("--endpoint", action=ModelFlag, default=[], metavar="[NAME=]URL",
                    help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1; NAME=URL (repeatable): one model "
@@ -99,8 +101,6 @@ def _plain(args: argparse.Namespace, name: str) -> str | None:
 def _flag_overrides(args: argparse.Namespace) -> list[str]:
     """CLI flags as config overrides (they win over the file, --set wins over them)."""
     pairs = dataset_overrides(args.dataset, args.limit, args.language, args.sample_id)
-    if predictions := _plain(args, "predictions"):
-        pairs += ["generation.backend=replay", f"generation.replay.predictions={json.dumps(predictions)}"]
     for name, key in [("output", "output"), ("run_name", "run_name"), ("ray_address", "ray.address"),
                       ("n", "generation.n"), ("checkpoints", "checkpoints.glob"), ("follow", "checkpoints.follow_s"),
                       ("baseline", "baseline"), ("log_to", "tracking.log_to"),
@@ -110,15 +110,15 @@ def _flag_overrides(args: argparse.Namespace) -> list[str]:
         value = getattr(args, name, None)
         if value is not None:
             pairs.append(f"{key}={json.dumps(value)}")
-    model = _plain(args, "model")
-    if endpoint := _plain(args, "endpoint"):
-        pairs += ["generation.backend=endpoint", f"generation.endpoint.url={json.dumps(endpoint)}"]
-        if model:
-            pairs.append(f"generation.endpoint.model={json.dumps(model)}")
-    elif model:
-        pairs += ["generation.backend=vllm", f"generation.vllm.model={json.dumps(model)}"]
     overrides: list[str] = args.overrides
     return pairs + overrides
+
+
+def plain_model(args: argparse.Namespace) -> ModelChoice:
+    """The run's model as the plain ``--model``/``--endpoint``/``--predictions`` flags name it (a set's
+    models are named the same way: ``ModelChoice``)."""
+    return ModelChoice(model=_plain(args, "model"), endpoint=_plain(args, "endpoint"),
+                       predictions=_plain(args, "predictions"))
 
 
 def named_models(args: argparse.Namespace) -> list[ModelConfig]:
@@ -134,7 +134,7 @@ def named_models(args: argparse.Namespace) -> list[ModelConfig]:
 
 
 def _config(args: argparse.Namespace) -> RunConfig:
-    config = load_config(args.config, _flag_overrides(args))
+    config = load_config(args.config, _flag_overrides(args), plain_model(args))
     flagged = named_models(args)
     if flagged:
         if args.func is not cmd_run:

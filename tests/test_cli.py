@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.pipeline.samples import pick
 
@@ -72,3 +74,19 @@ def test_reduce_writes_metrics_results_and_the_report(tmp_path):
     for name in ("metrics.json", "results.parquet", "report.md", "report.html"):
         assert (tmp_path / name).is_file(), name
     assert json.loads((tmp_path / "metrics.json").read_text())["excluded"] == 1
+
+
+def test_a_missing_sandbox_is_one_line_saying_what_to_install(tmp_path):
+    """No bwrap on this machine (a PATH of every tool but it): `validate` says what to install, in one line."""
+    path = tmp_path / "bin"
+    path.mkdir()
+    for folder in ("/usr/local/bin", "/usr/bin", "/bin"):
+        for tool in Path(folder).iterdir():
+            if tool.name != "bwrap" and not (path / tool.name).exists():
+                (path / tool.name).symlink_to(tool)
+    out = subprocess.run([sys.executable, "-m", "linteval_ray", "validate", "--sample-id", pick("clean_fix", "cpp")],
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "PATH": str(path)})
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert out.stderr.startswith("linteval-ray: error: the bwrap sandbox cannot work here: bubblewrap (bwrap) not "
+                                 "found: install bubblewrap"), out.stderr[-2000:]
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr

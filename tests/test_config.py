@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from linteval_ray.config import ConfigError, load_config
+from linteval_ray.config import ConfigError, ModelChoice, load_config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -40,3 +40,30 @@ def test_overrides_win_over_the_file(tmp_path: Path):
 def test_override_without_equals_is_rejected():
     with pytest.raises(ConfigError, match="not key=value"):
         load_config(None, ["dataset.limit"])
+
+
+def test_a_section_of_a_backend_the_run_does_not_use_is_an_error_naming_it(tmp_path: Path):
+    path = tmp_path / "c.yaml"
+    path.write_text("generation:\n  backend: replay\n  vllm: {model: org/model}\n")
+    with pytest.raises(ConfigError, match=r"'vllm' is the section of backend vllm, but generation\.backend is "
+                       r"'replay': set generation\.backend: vllm, or remove generation\.vllm") as error:
+        load_config(path)
+    assert "\n" not in str(error.value)
+    with pytest.raises(ConfigError, match=r"the sections of backends vllm and endpoint: set generation\.backend"):
+        load_config(None, ['generation.vllm.model="org/model"', 'generation.endpoint.url="http://h/v1"'])
+    with pytest.raises(ConfigError, match=r"unknown key 'generation\.vllm\.modle'"):  # the union's tag left out
+        load_config(None, ['generation.vllm.modle="org/model"'])
+
+
+def test_a_lone_section_names_its_backend_and_a_later_choice_sets_the_others_aside():
+    assert load_config(None, ['generation.vllm.model="org/model"']).generation.backend == "vllm"
+    vllm_file = CONFIGS / "full.yaml"  # backend: vllm with its vllm section
+    endpoint = load_config(vllm_file, choice=ModelChoice(endpoint="http://10.0.0.5:8000/v1", model="served"))
+    chosen = endpoint.generation.model_dump()
+    assert (chosen["backend"], chosen["endpoint"]["url"], chosen["endpoint"]["model"]) == (
+        "endpoint", "http://10.0.0.5:8000/v1", "served")
+    assert "vllm" not in chosen and chosen["sampling"]["max_tokens"] == 4096  # the file's shared settings kept
+    replay = load_config(vllm_file, ["generation.backend=replay"])
+    assert set(replay.generation.model_dump()) & {"vllm", "endpoint"} == set()
+    with pytest.raises(ConfigError, match=r"generation\.backend is 'endpoint'"):  # given after the choice: an error
+        load_config(vllm_file, ["generation.backend=endpoint", "generation.vllm.replicas=2"])

@@ -17,9 +17,9 @@ from typing import ClassVar
 import pyarrow as pa
 
 from linteval_ray.errors import LintEvalError
-from linteval_ray.pipeline.stage import Stage
 from linteval_ray.schema.result import FinishReason
 from linteval_ray.schema.rows import Generation, generation_schema
+from linteval_ray.stage import Stage
 
 
 class GenerationUnavailable(LintEvalError):

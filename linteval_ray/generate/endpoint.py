@@ -28,11 +28,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from linteval_ray.config import EndpointConfig, GenerationConfig, SamplingConfig
+from linteval_ray.config import ConfigError, EndpointConfig, EndpointGeneration, SamplingConfig, StorageConfig
 from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed, with_generation_columns
-from linteval_ray.pipeline.stage import BatchStage
+from linteval_ray.generate.registry import register_backend
 from linteval_ray.prompt.template import build_messages, load_template
 from linteval_ray.schema.rows import Generation, generation_schema, record_of
+from linteval_ray.stage import BatchStage
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +75,15 @@ class EndpointBackend(GenerationBackend):
 
     name = "endpoint"
 
-    def __init__(self, cfg: GenerationConfig) -> None:
+    def __init__(self, cfg: EndpointGeneration) -> None:
         if not cfg.endpoint.url:
-            raise ValueError("generation.endpoint.url is required, e.g. http://127.0.0.1:8000/v1")
+            raise ConfigError("generation.endpoint.url is required, e.g. http://127.0.0.1:8000/v1 (--endpoint URL)")
         self.cfg = cfg
         self._prompt_version = load_template(cfg.prompt_version).version_id
+
+    @classmethod
+    def from_config(cls, generation: EndpointGeneration, storage: StorageConfig | None) -> EndpointBackend:
+        return cls(generation)  # the key comes from the environment (endpoint.api_key_env), not the store's
 
     @property
     def prompt_version(self) -> str:
@@ -314,3 +319,6 @@ def _body_excerpt(exc: urllib.error.HTTPError) -> str:
         return exc.read().decode(errors="replace")[:ERROR_BODY_CHARS].strip()
     except Exception:  # noqa: BLE001 - the body is only decoration for the message
         return exc.reason or ""
+
+
+register_backend(EndpointGeneration, EndpointBackend.from_config)

@@ -19,17 +19,14 @@ template): base and adapter see the same tokens, which is all the comparison nee
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from linteval_ray.generate.base import GenerationUnavailable
 
-if TYPE_CHECKING:
-    from linteval_ray.generate.vllm import VLLMBackend
-
 PROBE_MAX_TOKENS = 32
-INFERENCE_ERROR_KEY = "__inference_error__"  # ray.data.llm's error column (rows bypass postprocess)
 PROBE_PROMPTS = (
     "Fix the clang-tidy alert in this C++ program and return the whole file:\n"
     "```cpp\n#include <cstdio>\nint main() { int n; scanf(\"%d\", &n); printf(\"%d\\n\", n * 2); }\n```",
@@ -69,39 +66,43 @@ class LoraProbe(BaseModel):
                 f"on all {self.prompts} probe prompts (check the adapter path, its target modules and max_lora_rank)")
 
 
-def probe_lora(backend: VLLMBackend) -> LoraProbe:
+Row = dict[str, Any]
+
+
+class OneEngine(Protocol):
+    """Rows through an engine of their own (released before it returns): preprocess -> the engine,
+    with ``engine_kwargs`` over the backend's -> postprocess; each row's engine error in ``error``."""
+
+    def __call__(self, rows: list[Row], *, preprocess: Callable[[Row], Row], postprocess: Callable[[Row], Row],
+                 engine_kwargs: dict[str, Any]) -> list[Row]: ...
+
+
+def probe_lora(base: str, adapter: str, one_engine: OneEngine) -> LoraProbe:
     """Generate the probe with the base model and the adapter on one engine and compare."""
-    import ray.data
     import ray.exceptions
 
-    adapter = backend.lora_request_name()
-    assert adapter is not None, "only a backend with an adapter is probed"
-    base = str(backend.vllm.model)
     rows = [{"probe": i, "as_model": m, "prompt_text": p}
             for i, p in enumerate(PROBE_PROMPTS) for m in (base, adapter)]
-    with backend.reserve(1, "LoRA probe") as reservation:
-        processor = backend.processor(reservation, {**backend.vllm.engine_kwargs, "max_num_seqs": 1},
-                                      preprocess=_probe_request, postprocess=_probe_output)
-        try:
-            done = processor(ray.data.from_items(rows)).take_all()
-        except ray.exceptions.ActorDiedError as exc:  # the engine died at every restart (engine.ENGINE_RESTARTS)
-            raise GenerationUnavailable(
-                f"the LoRA probe's vLLM engine died at every start with adapter {adapter} ({type(exc).__name__}); "
-                "the engine actor's log on its node says why") from None
-    errors = {m: [str(r[INFERENCE_ERROR_KEY]) for r in done if r.get(INFERENCE_ERROR_KEY) and r["as_model"] == m]
-              for m in (base, adapter)}
+    try:
+        done = one_engine(rows, preprocess=_probe_request, postprocess=_probe_output,
+                          engine_kwargs={"max_num_seqs": 1})
+    except ray.exceptions.ActorDiedError as exc:  # the engine died at every restart (engine.ENGINE_RESTARTS)
+        raise GenerationUnavailable(
+            f"the LoRA probe's vLLM engine died at every start with adapter {adapter} ({type(exc).__name__}); "
+            "the engine actor's log on its node says why") from None
+    errors = {m: [str(r["error"]) for r in done if r.get("error") and r["as_model"] == m] for m in (base, adapter)}
     outputs = {(r["probe"], r["as_model"]): r.get("text") for r in done}
     changed = sum(outputs.get((i, base)) != outputs.get((i, adapter)) for i in range(len(PROBE_PROMPTS)))
     return LoraProbe(adapter=adapter, prompts=len(PROBE_PROMPTS), changed=changed,
                      base_errors=errors[base], adapter_errors=errors[adapter])
 
 
-def _probe_request(row: dict[str, Any]) -> dict[str, Any]:
+def _probe_request(row: Row) -> Row:
     return {"prompt": row["prompt_text"], "model": row["as_model"],
             "sampling_params": {"temperature": 0.0, "max_tokens": PROBE_MAX_TOKENS, "seed": 0}}
 
 
-def _probe_output(row: dict[str, Any]) -> dict[str, Any]:
+def _probe_output(row: Row) -> Row:
     return {"probe": row["probe"], "as_model": row["as_model"], "text": row.get("generated_text") or ""}
 
 

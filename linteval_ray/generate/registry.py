@@ -1,24 +1,38 @@
-"""One registry: backend name → generation backend."""
+"""Generation backends by name, each registered where it is defined.
+
+A backend module (``replay.py``, ``vllm.py``, ``endpoint.py``) ends with ``register_backend(its
+generation model, how to build it)``, after Ray's ``ProcessorBuilder.register``: the model
+(``config/generation.py``) gives the name and the section, the builder makes the backend of a
+config. Importing this package imports every backend module (``__init__.py``), so the registry
+is complete wherever a backend is built.
+"""
 
 from __future__ import annotations
 
-from linteval_ray.config import GenerationConfig, StorageConfig
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from linteval_ray.config import ConfigError, GenerationSettings, StorageConfig
 from linteval_ray.generate.base import GenerationBackend
 
+G = TypeVar("G", bound=GenerationSettings)
+Build = Callable[[Any, StorageConfig | None], GenerationBackend]
 
-def build_backend(cfg: GenerationConfig, storage: StorageConfig | None = None) -> GenerationBackend:
-    if cfg.backend == "replay":
-        from linteval_ray.generate.replay import ReplayBackend, load_predictions
+_BUILDERS: dict[type[GenerationSettings], Build] = {}
 
-        if cfg.replay.predictions is None:
-            return ReplayBackend()
-        return ReplayBackend(load_predictions(cfg.replay.predictions, storage))
-    if cfg.backend == "vllm":
-        from linteval_ray.generate.vllm import VLLMBackend
 
-        return VLLMBackend(cfg)
-    if cfg.backend == "endpoint":
-        from linteval_ray.generate.endpoint import EndpointBackend
+def register_backend(generation: type[G], build: Callable[[G, StorageConfig | None], GenerationBackend]) -> None:
+    """``build`` makes the backend of a ``generation`` section (``storage``: credentials for what it reads)."""
+    _BUILDERS[generation] = build
 
-        return EndpointBackend(cfg)
-    raise ValueError(f"unknown generation backend {cfg.backend!r}")
+
+def registered_backends() -> list[type[GenerationSettings]]:
+    return list(_BUILDERS)
+
+
+def build_backend(generation: GenerationSettings, storage: StorageConfig | None = None) -> GenerationBackend:
+    """The backend the generation section names."""
+    build = _BUILDERS.get(type(generation))
+    if build is None:
+        raise ConfigError(f"generation.backend {generation.backend!r} has no implementation registered")
+    return build(generation, storage)

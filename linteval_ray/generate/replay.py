@@ -12,19 +12,24 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, ValidationError, field_validator
 
+from linteval_ray.config import ReplayGeneration, StorageConfig
+from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.base import GenerationBackend, failed, with_generation_columns
-from linteval_ray.pipeline.stage import BatchStage
+from linteval_ray.generate.registry import register_backend
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.result import GENERATION_FACTS, GenerationFacts
 from linteval_ray.schema.rows import Generation, generation_schema, record_of
+from linteval_ray.stage import BatchStage
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from linteval_ray.config import StorageConfig
-
 REFERENCE_MODEL = "reference-revision"
 REPLAY_NUM_CPUS = 0.1  # a dictionary lookup per row
+
+
+class PredictionsError(LintEvalError, ValueError):
+    """A predictions file is missing or malformed; the message names the file (and the line)."""
 
 
 class Prediction(GenerationFacts):
@@ -60,6 +65,12 @@ class ReplayBackend(GenerationBackend):
             None if predictions is None else {(p.sample_id, p.draw): p for p in predictions}
         )
         self._model = model or (REFERENCE_MODEL if predictions is None else "predictions")
+
+    @classmethod
+    def from_config(cls, generation: ReplayGeneration, storage: StorageConfig | None) -> ReplayBackend:
+        """The predictions file's answers, else the dataset's own revisions."""
+        path = generation.replay.predictions
+        return cls() if path is None else cls(load_predictions(path, storage))
 
     @property
     def prompt_version(self) -> None:
@@ -129,27 +140,35 @@ def load_predictions(url: str, storage: StorageConfig | None = None) -> list[Pre
 
     store = ObjectStore(storage=storage)
     fs, path = store.filesystem(url)
+    if not fs.exists(path):
+        raise PredictionsError(f"{url}: no such predictions file or folder")
     if fs.isdir(path):  # a folder of Parquet parts (`linteval-ray generate`): an answer wins over a failure
         parts = [p for p in sorted(fs.find(path)) if p.endswith(".parquet")]
         if not parts:
-            raise ValueError(f"{url}: a folder without predictions (*.parquet)")
-        rows = [Prediction.model_validate(r) for part in parts for r in _parquet_rows(fs, part)]
+            raise PredictionsError(f"{url}: a folder without predictions (*.parquet)")
+        rows = [_prediction(r, f"{part}: row {n}") for part in parts for n, r in enumerate(_parquet_rows(fs, part))]
         return sorted(rows, key=lambda p: p.generation_error is None)
     if path.endswith(".parquet"):
-        return [Prediction.model_validate(r) for r in _parquet_rows(fs, path)]
+        return [_prediction(r, f"{url}: row {n}") for n, r in enumerate(_parquet_rows(fs, path))]
     predictions = []
     with store.open(url, "rt", compression="infer") as f:
         for number, line in enumerate(f, start=1):
             if line.strip():
                 try:
-                    predictions.append(Prediction.model_validate(json.loads(line)))
-                except ValidationError as exc:
-                    first = exc.errors(include_url=False)[0]
-                    field = ".".join(str(part) for part in first["loc"])
-                    raise ValueError(f"{url}: line {number}: field '{field}': {first['msg']}") from None
+                    row = json.loads(line)
                 except ValueError as exc:
-                    raise ValueError(f"{url}: line {number}: invalid JSON: {exc}") from None
+                    raise PredictionsError(f"{url}: line {number}: invalid JSON: {exc}") from None
+                predictions.append(_prediction(row, f"{url}: line {number}"))
     return predictions
+
+
+def _prediction(row: Any, where: str) -> Prediction:
+    try:
+        return Prediction.model_validate(row)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise PredictionsError(f"{where}: field '{field}': {first['msg']}") from None
 
 
 def _parquet_rows(fs: Any, path: str) -> list[dict[str, Any]]:
@@ -158,3 +177,6 @@ def _parquet_rows(fs: Any, path: str) -> list[dict[str, Any]]:
     with fs.open(path, "rb") as f:
         rows: list[dict[str, Any]] = pq.read_table(f).to_pylist()
     return rows
+
+
+register_backend(ReplayGeneration, ReplayBackend.from_config)

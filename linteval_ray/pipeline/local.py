@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from linteval_ray.config import RunConfig
+from linteval_ray.config import ConfigError, RunConfig
 from linteval_ray.generate.registry import build_backend
-from linteval_ray.generate.replay import ReplayBackend
 from linteval_ray.pipeline.inputs import load_local_inputs
 from linteval_ray.schema import ResultRow
+from linteval_ray.stage import BatchStage
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.validate.engine import Validator
 
@@ -22,11 +22,13 @@ def validate_in_process(config: RunConfig) -> list[ResultRow]:
     """Result rows of the configured samples: the invalid input rows first, then the evaluated."""
     inputs = load_local_inputs(config)
     generation = build_backend(config.generation, config.storage)
-    if not isinstance(generation, ReplayBackend):
-        raise ValueError("validate replays revisions; use `linteval-ray run` to generate with a model")
+    stage = generation.stage() if generation.runs_in_validation_actor else None  # a light function (replay)
+    if not isinstance(stage, BatchStage):
+        raise ConfigError(f"validate replays revisions in this process; generation.backend {config.generation.backend} "
+                          "needs Ray: use `linteval-ray run` (or `generate`) to generate with a model")
     results = list(inputs.invalid)
     if inputs.rows:
-        replayed = generation.stage().in_process()(pa.Table.from_pylist(inputs.rows)).to_pylist()
+        replayed = stage.in_process()(pa.Table.from_pylist(inputs.rows)).to_pylist()
         validator = Validator(config.validation, ObjectStore(storage=config.storage))
         try:
             results += validator.evaluate_batch(replayed)

@@ -12,9 +12,7 @@ folder records what generated it; a rerun with another model, prompt or sampling
 from __future__ import annotations
 
 import functools
-import hashlib
 import io
-import json
 import logging
 import uuid
 from typing import TYPE_CHECKING, Any, cast
@@ -22,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel
 
 from linteval_ray.config import RunConfig
+from linteval_ray.config.section import public_settings, result_settings, without_credentials
 from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
@@ -30,6 +29,7 @@ from linteval_ray.pipeline.run import init_ray, resolve_output
 from linteval_ray.schema.rows import GENERATION_COLUMNS, INPUT_COLUMNS
 from linteval_ray.store.folder import PREDICTIONS_RECORD, RunFolder
 from linteval_ray.store.fs import ObjectStore, join
+from linteval_ray.store.manifest import FINGERPRINT_SCHEME, digest
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -49,6 +49,7 @@ class GenerationRecord(BaseModel):
     """``generation.json``: what made the predictions of a folder."""
 
     fingerprint: str
+    fingerprint_scheme: int = 1  # store/manifest.py FINGERPRINT_SCHEME
     model: str
     prompt_version: str | None
     backend: str
@@ -72,9 +73,9 @@ def generate(config: RunConfig) -> GenerateOutcome:
     backend = build_backend(config.generation, config.storage)
     init_ray(config)
     backend.preflight()
-    record = GenerationRecord(fingerprint=_fingerprint(config, dataset_sha), model=backend.model_name(),
-                              prompt_version=backend.prompt_version, backend=config.generation.backend,
-                              generation=config.generation.model_dump(mode="json", exclude={"health"}))
+    record = GenerationRecord(fingerprint=_fingerprint(config, dataset_sha), fingerprint_scheme=FINGERPRINT_SCHEME,
+                              model=without_credentials(backend.model_name()), prompt_version=backend.prompt_version,
+                              backend=config.generation.backend, generation=public_settings(config.generation))
     _claim_folder(folder, record, store)
 
     done = answered_row_ids(folder, store)
@@ -143,6 +144,10 @@ def _claim_folder(folder: str, record: GenerationRecord, store: ObjectStore) -> 
     url = join(folder, PREDICTIONS_RECORD)
     if (existing := store.read_if_exists(url)) is not None:
         previous = GenerationRecord.model_validate_json(existing)
+        if previous.fingerprint_scheme != record.fingerprint_scheme:
+            raise PredictionsMismatchError(f"{folder} holds predictions of an earlier linteval-ray, whose fingerprint "
+                                           "covered other settings: this version cannot add to them; choose a new "
+                                           "--output")
         if previous.fingerprint != record.fingerprint:
             raise PredictionsMismatchError(
                 f"{folder} holds predictions of {previous.model!r} (prompt {previous.prompt_version}) generated "
@@ -152,6 +157,6 @@ def _claim_folder(folder: str, record: GenerationRecord, store: ObjectStore) -> 
 
 
 def _fingerprint(config: RunConfig, dataset_sha: str) -> str:
-    parts = {"generation": config.generation.model_dump(mode="json", exclude={"health"}),
-             "dataset": config.dataset.model_dump(mode="json", exclude={"source"}), "data": dataset_sha}
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+    """The settings that can change an answer (speed settings may change between attempts)."""
+    return digest({"generation": result_settings(config.generation), "dataset": result_settings(config.dataset),
+                   "data": dataset_sha})

@@ -24,23 +24,19 @@ from typing import TYPE_CHECKING, cast
 from pydantic import BaseModel, Field
 
 from linteval_ray.config import RunConfig
+from linteval_ray.config.section import without_credentials
 from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import digest_in_background
+from linteval_ray.pipeline.actor_records import audit_counts, cache_counts, out_of_service_reports
 from linteval_ray.pipeline.progress import Progress
-from linteval_ray.pipeline.stage import Stage, check_chain
-from linteval_ray.pipeline.stages import (
-    audit_counts,
-    cache_counts,
-    out_of_service_reports,
-    pipeline_stages,
-    pool_autoscaling,
-    shared_cache_validation,
-)
+from linteval_ray.pipeline.validation import pool_autoscaling, shared_cache_validation
+from linteval_ray.pipeline.wiring import pipeline_stages
 from linteval_ray.reduce.reduce import Reduction, reduce_run
 from linteval_ray.report.publish import publish
+from linteval_ray.stage import Stage, check_chain
 from linteval_ray.store import manifest as manifests
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import done_row_ids
@@ -58,7 +54,7 @@ log = logging.getLogger(__name__)
 
 
 class RunMismatchError(LintEvalError):
-    """The output folder holds another run (different data, model, prompt, limits or tools)."""
+    """The output folder holds another run (different data, model, prompt, sampling, limits or tools)."""
 
 
 class RunOutcome(BaseModel):
@@ -150,22 +146,20 @@ def start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: str
     profile = load_profile(config.validation.lint_profile)
     fingerprint = run_fingerprint(config, dataset_sha, toolchain)
     previous = manifests.read_manifest(folder)
-    if previous is not None and previous.fingerprint != fingerprint:
-        raise RunMismatchError(
-            f"{folder.url} holds run {previous.run_name!r} with other data, model, prompt, limits or tools "
-            f"(fingerprint {previous.fingerprint} != {fingerprint}); choose a new output folder"
-        )
+    if previous is not None and (refused := manifests.refusal(previous, fingerprint)):
+        raise RunMismatchError(f"{folder.url} {refused}; choose a new output folder")
     manifest = manifests.Manifest(
         run_name=previous.run_name if previous else run_name,
-        output=folder.url,
+        output=without_credentials(folder.url),
         # The settings in effect: the shared cache tier defaulted beside an object-store run shows where.
         config=manifests.redacted_config(config.model_copy(
             update={"validation": shared_cache_validation(config.validation, folder)})),
         fingerprint=fingerprint,
-        dataset_url=url,
+        fingerprint_scheme=manifests.FINGERPRINT_SCHEME,
+        dataset_url=without_credentials(url),
         dataset_sha256=dataset_sha,
         prompt_version=generation.prompt_version or "none (replay)",
-        model=generation.model_name(),
+        model=without_credentials(generation.model_name()),  # an endpoint's URL may name it
         backend=config.generation.backend,
         toolchain=toolchain.manifest().model_dump(mode="json"),
         lint_profile=profile.summary(),

@@ -27,9 +27,9 @@ from linteval_ray.config import DatasetConfig, RunConfig
 from linteval_ray.load.loader import Checked, InvalidRow, checked_rows
 from linteval_ray.load.readers import Format, detect_format, jsonl_rows, parquet_rows
 from linteval_ray.pipeline.inputs import input_rows, invalid_input_rows
-from linteval_ray.pipeline.stage import BatchStage, Stage
 from linteval_ray.schema import ResultRow, Status
 from linteval_ray.schema.rows import INPUT_COLUMNS
+from linteval_ray.stage import BatchStage, Stage
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.fs import LOCAL_SCHEMES, ObjectStore, scheme_of
 from linteval_ray.store.shards import write_rows

@@ -117,12 +117,3 @@ class LintEvalRecord(BaseModel):
             except ValueError as exc:
                 raise ValueError(f"field '{name}' {exc}") from None
         return self
-
-    def generator_commands(self) -> list[str]:
-        """Generator command lines without blanks, comment lines and trailing comments, split
-        as a POSIX shell would (``#`` inside quotes or a word is kept). Lines the judge refuses
-        (shell operators, unterminated quotes) are kept too: each is one generated test."""
-        # Imported here: the judge package imports this module.
-        from linteval_ray.validate.judge.commands import parse_generator_cmd
-
-        return [command.command for command in parse_generator_cmd(self.generator_cmd)]

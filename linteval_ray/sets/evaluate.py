@@ -24,23 +24,16 @@ import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict
 
 from linteval_ray.config import RunConfig, ValidationConfig
-from linteval_ray.pipeline.stage import BatchStage, require_columns
-from linteval_ray.pipeline.stages import (
-    SUMMARY_SCHEMA,
-    ValidateBatch,
-    stats_document,
-    store_batch,
-    store_stage,
-    validation_stage,
-)
+from linteval_ray.pipeline.actor_records import stats_document
+from linteval_ray.pipeline.store import SUMMARY_SCHEMA, store_batch, store_stage
+from linteval_ray.pipeline.validation import VALIDATE_COLUMNS, ValidateBatch, validation_stage
 from linteval_ray.schema.arrow import result_schema, rows_to_table
-from linteval_ray.schema.rows import GENERATION_COLUMNS
 from linteval_ray.sets.feed import PACKED_ROWS, SET_MODEL, unpack
+from linteval_ray.stage import BatchStage, require_columns
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.validate.audit import AuditStats
 from linteval_ray.validate.cache import CacheStats
 
-VALIDATE_COLUMNS = ("sample_id", "draw", "record_json", *GENERATION_COLUMNS)
 SET_MODEL_FIELD = pa.field(SET_MODEL, pa.string())
 
 

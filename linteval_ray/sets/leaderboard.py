@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import pyarrow.parquet as pq
 from pydantic import BaseModel, Field
 
+from linteval_ray.config.section import without_credentials
 from linteval_ray.reduce.intervals import RESAMPLES
 from linteval_ray.reduce.metrics import GroupMetrics, RunMetrics
 from linteval_ray.reduce.paired import paired_deltas, scored_rows, shared_samples
@@ -37,7 +38,6 @@ from linteval_ray.schema import ResultRow
 from linteval_ray.sets.folder import CURVE_PNG, LEADERBOARD_HTML, LEADERBOARD_JSON, LEADERBOARD_MD, SetFolder
 from linteval_ray.store.folder import SITE_DIR, RunFolder
 from linteval_ray.store.fs import ObjectStore
-from linteval_ray.track.base import without_credentials
 
 # What the paired comparison reads of a result row (the rest of a row is not needed for it).
 PAIRED_COLUMNS = ["row_id", "sample_id", "draw", "status", "pass_at_1", "metrics"]

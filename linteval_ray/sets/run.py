@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from linteval_ray.config import ConfigError, RunConfig, ValidationConfig
+from linteval_ray.config.section import without_credentials
 from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
@@ -58,8 +59,7 @@ from linteval_ray.pipeline.run import (
     run_fingerprint,
     start_manifest,
 )
-from linteval_ray.pipeline.stage import BatchStage, Stage, check_chain
-from linteval_ray.pipeline.stages import pool_autoscaling, shared_cache_validation
+from linteval_ray.pipeline.validation import pool_autoscaling, shared_cache_validation
 from linteval_ray.reduce.reduce import reduce_run
 from linteval_ray.report.publish import publish
 from linteval_ray.sets.checkpoints import Checkpoint, ReadyCheckpoints, find_checkpoints
@@ -68,13 +68,14 @@ from linteval_ray.sets.feed import PACKED_SCHEMA, SET_MODEL, Feed, feed_dataset
 from linteval_ray.sets.folder import SetEntry, SetFolder, SetRecord
 from linteval_ray.sets.leaderboard import Board, Leaderboard, metrics_of, write_leaderboard
 from linteval_ray.sets.spec import SetMember, member_config, members_of
+from linteval_ray.stage import BatchStage, Stage, check_chain
 from linteval_ray.store import manifest as manifests
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import done_row_ids
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.toolchain.cluster import check_cluster_toolchain
 from linteval_ray.toolchain.manifest import ToolchainManifest
-from linteval_ray.track.base import TrackedRun, flat_metrics, without_credentials
+from linteval_ray.track.base import TrackedRun, flat_metrics
 from linteval_ray.track.registry import Trackers
 
 if TYPE_CHECKING:
@@ -222,10 +223,9 @@ class SetDriver:
         config = member_config(self.config, member, folder.url).model_copy(update={"validation": self.validation})
         previous = manifests.read_manifest(folder)
         fingerprint = run_fingerprint(config, self.source.sha256, self.toolchain)
-        if previous is not None and previous.fingerprint != fingerprint:
-            raise RunMismatchError(
-                f"model {member.name}: {folder.url} holds a run of it with other data, model, prompt, limits or tools "
-                f"(fingerprint {previous.fingerprint} != {fingerprint}); rename the model or remove its folder")
+        if previous is not None and (refused := manifests.refusal(previous, fingerprint)):
+            raise RunMismatchError(f"model {member.name}: {folder.url} {refused}; rename the model or remove its "
+                                   "folder")
         if previous is not None and previous.finished_at and not previous.counts.get("infra_error"):
             self._add_finished(member, folder, previous)
             return None

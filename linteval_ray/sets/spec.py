@@ -19,10 +19,13 @@ from linteval_ray.config import (
     CheckpointsConfig,
     ConfigError,
     GenerationConfig,
+    GenerationSettings,
     ModelConfig,
     RunConfig,
     TrackingConfig,
+    describe_errors,
 )
+from linteval_ray.config.generation import parse_generation, switch_backend
 from linteval_ray.sets.checkpoints import MAX_LORA_RANK_DEFAULT, Checkpoint
 
 
@@ -48,64 +51,46 @@ def members_of(config: RunConfig, checkpoints: list[Checkpoint]) -> list[SetMemb
     return members
 
 
-def generation_of(base: GenerationConfig, entry: ModelConfig) -> GenerationConfig:
-    """The run's generation section with what ``entry`` changes."""
-    data = base.model_dump(mode="json")
+def generation_of(base: GenerationSettings, entry: ModelConfig) -> GenerationSettings:
+    """The run's generation section with what ``entry`` changes (another backend than the run's: that
+    backend's section instead of the run's, from its defaults)."""
+    who = f"model {entry.name!r}"
+    data = entry.applied_to(base.model_dump(mode="json"), who)
     data["sampling"] = {**data["sampling"], **entry.sampling}
-    backend = entry.backend or _implied_backend(entry, base.backend) or base.backend
-    data["backend"] = backend
-    if entry.predictions is not None:
-        data["replay"]["predictions"] = entry.predictions
-    if entry.endpoint is not None:
-        data["endpoint"]["url"] = entry.endpoint
-    if entry.model is not None:
-        if backend == "replay":
-            raise ConfigError(f"model {entry.name!r}: saved answers (predictions) have no model to run; drop "
-                              "`model` or set `backend`")
-        data["endpoint" if backend == "endpoint" else "vllm"]["model"] = entry.model
-    if entry.lora is not None:
-        data["vllm"]["lora"] = entry.lora
-    _deep_merge(data, entry.generation)
-    try:
-        return GenerationConfig.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"model {entry.name!r}: generation.{where}: {first['msg']}") from None
+    changes = dict(entry.generation)
+    if "backend" in changes:
+        data = switch_backend(data, str(changes.pop("backend")))
+    _deep_merge(data, changes)
+    return _parsed(data, who)
 
 
-def _implied_backend(entry: ModelConfig, base: str) -> str | None:
-    """What an entry's fields ask for: saved answers replay, a URL is an endpoint, a LoRA is vLLM,
-    and a model alone runs where the run's models run (an endpoint's served name, else vLLM)."""
-    if entry.predictions is not None:
-        return "replay"
-    if entry.endpoint is not None:
-        return "endpoint"
-    if entry.lora is not None:
-        return "vllm"
-    if entry.model is not None:
-        return base if base == "endpoint" else "vllm"
-    return None
-
-
-def checkpoint_member(base: GenerationConfig, checkpoint: Checkpoint) -> SetMember:
+def checkpoint_member(base: GenerationSettings, checkpoint: Checkpoint) -> SetMember:
     """A checkpoint as a vLLM model: a full model folder, or a LoRA adapter on the run's vLLM model
     (else the base the adapter names)."""
-    generation = base.model_copy(deep=True)
-    generation.backend = "vllm"
-    vllm = generation.vllm
+    data = base.model_dump(mode="json")
+    data = switch_backend(data, "vllm") if base.backend != "vllm" else data
+    vllm = dict(data.get("vllm") or {})
     if not checkpoint.adapter:
-        vllm.model, vllm.lora = checkpoint.url, None
+        vllm.update(model=checkpoint.url, lora=None)
     else:
-        vllm.model = vllm.model or checkpoint.base_model
-        if not vllm.model:
+        vllm["model"] = vllm.get("model") or checkpoint.base_model
+        if not vllm["model"]:
             raise ConfigError(f"checkpoint {checkpoint.url} is a LoRA adapter without a base model: set "
                               "generation.vllm.model (--set generation.vllm.model=PATH_OR_HUB_ID)")
-        vllm.lora = checkpoint.url
-        rank = checkpoint.lora_rank
-        if rank and rank > MAX_LORA_RANK_DEFAULT and "max_lora_rank" not in vllm.engine_kwargs:
-            vllm.engine_kwargs = {**vllm.engine_kwargs, "max_lora_rank": rank}  # vLLM refuses r > its default
-    return SetMember(name=checkpoint.name, generation=generation, step=checkpoint.step, checkpoint=checkpoint.url)
+        vllm["lora"] = checkpoint.url
+        rank, engine_kwargs = checkpoint.lora_rank, dict(vllm.get("engine_kwargs") or {})
+        if rank and rank > MAX_LORA_RANK_DEFAULT and "max_lora_rank" not in engine_kwargs:
+            vllm["engine_kwargs"] = {**engine_kwargs, "max_lora_rank": rank}  # vLLM refuses r > its default
+    data["vllm"] = vllm
+    return SetMember(name=checkpoint.name, generation=_parsed(data, f"checkpoint {checkpoint.url}"),
+                     step=checkpoint.step, checkpoint=checkpoint.url)
+
+
+def _parsed(data: dict[str, Any], who: str) -> GenerationSettings:
+    try:
+        return parse_generation(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{who}: {describe_errors(exc, prefix='generation')}") from None
 
 
 def member_config(config: RunConfig, member: SetMember, output: str) -> RunConfig:

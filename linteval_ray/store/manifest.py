@@ -13,7 +13,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from linteval_ray.config import RunConfig
+from linteval_ray.config.section import public_settings, result_settings
 from linteval_ray.store.folder import RunFolder
+
+# What the fingerprint hashes changed with linteval-ray's versions; a folder of another scheme cannot
+# be resumed by this version, whatever its settings. 2: the settings that can change a result only
+# (speed settings, where files go, credentials left out: config/section.py).
+FINGERPRINT_SCHEME = 2
 
 
 def now() -> str:
@@ -33,12 +39,9 @@ def library_versions() -> dict[str, str | None]:
 
 
 def redacted_config(config: RunConfig) -> dict[str, Any]:
-    """The config without secrets (storage keys never reach a results folder)."""
-    data = config.model_dump(mode="json")
-    for field in ("key", "secret"):
-        if data["storage"].get(field):
-            data["storage"][field] = "***"
-    return data
+    """The config without secrets: storage keys, env_vars values and the credentials of URLs never
+    reach a results folder."""
+    return public_settings(config)
 
 
 class Manifest(BaseModel):
@@ -46,6 +49,7 @@ class Manifest(BaseModel):
     output: str
     config: dict[str, Any]
     fingerprint: str = Field(description="hash of what makes results comparable; resume refuses a mismatch")
+    fingerprint_scheme: int = Field(default=1, description="what the fingerprint hashes (FINGERPRINT_SCHEME)")
     dataset_url: str
     dataset_sha256: str
     prompt_version: str
@@ -76,16 +80,27 @@ class Manifest(BaseModel):
 
 
 def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_id: str) -> str:
-    """What must not change between a run and its resume: data, model, prompt, limits, tools, lint settings."""
-    parts = {
-        "dataset": dataset_sha256,
-        "dataset_filters": config.dataset.model_dump(mode="json", exclude={"source"}),
-        "generation": config.generation.model_dump(mode="json", exclude={"health"}),  # thresholds change no row
-        "limits": config.validation.limits.model_dump(mode="json"),
-        "toolchain": toolchain_id,
-        "lint": {"profile": lint_config_id, "as_written": config.validation.lint_as_written},
-    }
+    """What must not change between a run and its resume: the data, every setting that can change a
+    result (model, prompt, sampling, limits, sandbox, filters: ``result_settings``), the tools and the
+    lint profile's files. A speed setting may change (batch sizes, actors, replicas, concurrency)."""
+    parts = {"dataset": dataset_sha256, "settings": result_settings(config), "toolchain": toolchain_id,
+             "lint_profile": lint_config_id}
+    return digest(parts)
+
+
+def digest(parts: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def refusal(previous: Manifest, fingerprint: str) -> str | None:
+    """Why a folder holding ``previous`` cannot be resumed by a run of ``fingerprint`` (None: it can)."""
+    if previous.fingerprint == fingerprint:
+        return None
+    if previous.fingerprint_scheme != FINGERPRINT_SCHEME:
+        return (f"holds run {previous.run_name!r} of an earlier linteval-ray, whose fingerprint covered other "
+                "settings: this version cannot resume it")
+    return (f"holds run {previous.run_name!r} with other data, model, prompt, sampling, limits or tools "
+            f"(fingerprint {previous.fingerprint} != {fingerprint})")
 
 
 def read_manifest(folder: RunFolder) -> Manifest | None:

@@ -12,7 +12,6 @@ from pydantic import BaseModel, Field
 from linteval_ray.errors import LintEvalError
 from linteval_ray.reduce.metrics import GroupMetrics, RunMetrics
 
-_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")  # user:password@ in a URL
 _METRIC_NAME_UNSAFE = re.compile(r"[^\w./\- ]")  # what MLflow and W&B both accept in a metric's name
 GROUP_FIELDS = ("pass_at_1", "reduction_at_p", "new_at_p", "delta_line_at_p", "line_per_fix_at_p", "n", "n_passed")
 
@@ -69,6 +68,3 @@ def _group(prefix: str, group: GroupMetrics) -> dict[str, float]:
     return out
 
 
-def without_credentials(text: str) -> str:
-    """``text`` with the ``user:password@`` of every URL in it removed (tags, warnings, logs)."""
-    return _CREDENTIALS.sub("", text)

@@ -14,7 +14,8 @@ import logging
 from typing import NamedTuple
 
 from linteval_ray.config import ConfigError, TrackingConfig
-from linteval_ray.track.base import TrackedRun, Tracker, TrackerUnavailable, without_credentials
+from linteval_ray.config.section import without_credentials
+from linteval_ray.track.base import TrackedRun, Tracker, TrackerUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from linteval_ray.load.presets import bundled_path
 from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
+from linteval_ray.schema.bundled import bundled_path
 from linteval_ray.schema.table import ResultTable
 
 log = logging.getLogger(__name__)

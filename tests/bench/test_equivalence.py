@@ -15,7 +15,7 @@ import pytest
 from bench.naive import NaiveHarness, reference_revision
 from linteval_ray.config import ValidationConfig
 from linteval_ray.languages.cpp import gxx_argv
-from linteval_ray.load.presets import bundled_path
+from linteval_ray.schema.bundled import bundled_path
 from linteval_ray.schema.record import LintEvalRecord
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache, default_cache_dir

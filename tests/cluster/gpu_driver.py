@@ -20,7 +20,7 @@ from typing import Any
 import ray
 
 import linteval_ray
-from linteval_ray.config import GenerationConfig
+from linteval_ray.config import VLLMGeneration
 from linteval_ray.generate.base import GenerationUnavailable
 from linteval_ray.generate.placement import EngineReservation
 from linteval_ray.generate.vllm import VLLMBackend
@@ -127,7 +127,7 @@ SCENARIOS = {"placements": lambda b: placements(b, probe_first=False),
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    scenario, config = sys.argv[1], GenerationConfig.model_validate_json(sys.argv[2])
+    scenario, config = sys.argv[1], VLLMGeneration.model_validate_json(sys.argv[2])
     ray.init(log_to_driver=False)
     outcome = SCENARIOS[scenario](VLLMBackend(config))
     result = {"scenario": scenario, "nodes": node_facts(), **outcome,  # the nodes at the end: those added too

@@ -23,6 +23,7 @@ from linteval_ray.schema.record import LANGUAGES, LintEvalRecord
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache, default_cache_dir
 from linteval_ray.validate.judge import JudgeContext, PreparedProblem, judge_revision, prepare_problem
+from linteval_ray.validate.judge.commands import parse_generator_cmd
 from linteval_ray.validate.lint import Linters
 from linteval_ray.validate.sample_metrics import remaining_count
 from linteval_ray.validate.sandbox import SandboxError, make_sandbox
@@ -63,7 +64,7 @@ def test_rows_follow_the_linteval_schema_in_card_order() -> None:
         assert record.original_messages == record.linter_messages
         assert record.original_loc == len(record.code.splitlines())
         assert record.compile_ok is True and record.pass_at_1 is None and record.metrics is None
-        assert record.generator_commands(), "every problem has generator commands"
+        assert parse_generator_cmd(record.generator_cmd), "every problem has generator commands"
         assert record.extraction_ok == bool(record.revised_code)
         assert all(m.file in ("sol.cpp", "sol.py", "Main.java") for m in record.linter_messages), "no temp paths"
 
@@ -106,7 +107,7 @@ def judge_ctx(toolchain: Toolchain, tmp_path_factory: pytest.TempPathFactory) ->
 def _prepared(record: LintEvalRecord, ctx: JudgeContext) -> PreparedProblem:
     problem = prepare_problem(record, ctx)
     assert problem.tests_dropped == 0, f"{record.sample_id}: generated inputs dropped (validator or original)"
-    assert len(problem.reference.tests) == len(record.generator_commands())
+    assert len(problem.reference.tests) == len(parse_generator_cmd(record.generator_cmd))
     return problem
 
 

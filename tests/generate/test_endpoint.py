@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from linteval_ray.config import GenerationConfig
+from linteval_ray.config import EndpointGeneration
 from linteval_ray.generate.base import GenerationUnavailable
 from linteval_ray.generate.endpoint import EndpointBackend
 from linteval_ray.prompt.extract import ExtractionFailure, extract, extract_code
@@ -125,8 +125,7 @@ def test_retries_give_ups_timeouts_and_the_api_key(
     import ray.data
 
     monkeypatch.setenv(API_KEY_ENV, API_KEY)
-    cfg = GenerationConfig(
-        backend="endpoint",
+    cfg = EndpointGeneration(
         sampling={"temperature": 0.7, "max_tokens": 64, "seed": 11, "stop": ["</answer>"]},
         chat_template_kwargs={"enable_thinking": False},
         endpoint={"url": scripted_server.url, "model": "scripted", "api_key_env": API_KEY_ENV,
@@ -175,14 +174,14 @@ def test_retries_give_ups_timeouts_and_the_api_key(
 
 def test_an_endpoint_that_does_not_answer_fails_the_run_in_one_line() -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
-    cfg = GenerationConfig(backend="endpoint", endpoint={"url": url, "max_retries": 2, "backoff_s": 0.01})
+    cfg = EndpointGeneration(endpoint={"url": url, "max_retries": 2, "backoff_s": 0.01})
     with pytest.raises(GenerationUnavailable, match=rf"endpoint {url} does not answer: .*after 3 attempts"):
         EndpointBackend(cfg).preflight()
 
 
 def test_an_endpoint_that_answers_passes_the_preflight(scripted_server: ScriptedServer) -> None:
     # The scripted server has no GET /models (501): it answers, so the run goes ahead.
-    EndpointBackend(GenerationConfig(backend="endpoint", endpoint={"url": scripted_server.url})).preflight()
+    EndpointBackend(EndpointGeneration(endpoint={"url": scripted_server.url})).preflight()
 
 
 def free_port() -> int:
@@ -252,8 +251,7 @@ def wait_until_serving(url: str, process: subprocess.Popen[bytes], log_path: Pat
 def test_against_a_real_vllm_server(vllm_server: str, local_ray: None) -> None:
     import ray.data
 
-    cfg = GenerationConfig(
-        backend="endpoint",
+    cfg = EndpointGeneration(
         n=2,
         sampling={"temperature": 1.0, "max_tokens": 12, "seed": 5},
         endpoint={"url": vllm_server, "model": "tiny", "concurrency": 4, "timeout_s": 120},

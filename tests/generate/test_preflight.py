@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from linteval_ray.config import ConfigError, GenerationConfig
+from linteval_ray.config import ConfigError, VLLMGeneration
 from linteval_ray.generate.base import GenerationUnavailable
 from linteval_ray.generate.placement import EngineShape, NodeShape, placement_problem
 from linteval_ray.generate.vllm import VLLMBackend
 
 
-def vllm_config(model: str, **vllm: object) -> GenerationConfig:
-    return GenerationConfig(backend="vllm", vllm={"model": model, **vllm})
+def vllm_config(model: str, **vllm: object) -> VLLMGeneration:
+    return VLLMGeneration(vllm={"model": model, **vllm})
 
 
 def node(name: str, gpus: int, cpus: int = 16, kind: str | None = "A10G") -> NodeShape:

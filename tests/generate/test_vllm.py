@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from linteval_ray.config import GenerationConfig
+from linteval_ray.config import VLLMGeneration
 from linteval_ray.generate.lora_probe import LoraProbe
 from linteval_ray.generate.tokens import prompt_token_ids, reasoning_tokens
 from linteval_ray.generate.vllm import VLLMBackend
@@ -25,9 +25,8 @@ MAX_TOKENS = 12
 
 
 def tiny_config(model: Path, tmp_path: Path, chat_template_kwargs: dict[str, Any] | None = None,
-                **vllm: Any) -> GenerationConfig:
-    return GenerationConfig(
-        backend="vllm",
+                **vllm: Any) -> VLLMGeneration:
+    return VLLMGeneration(
         n=2,
         sampling={"temperature": 1.0, "max_tokens": MAX_TOKENS, "seed": 3},
         chat_template_kwargs=chat_template_kwargs or {},

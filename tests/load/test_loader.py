@@ -14,6 +14,7 @@ from linteval_ray.config import DatasetConfig
 from linteval_ray.load import MalformedRow, SourceError, load_split, validate_row
 from linteval_ray.schema import LintEvalRecord, LintMessage
 from linteval_ray.store import FAST_FAIL, ObjectStore
+from linteval_ray.validate.judge.commands import parse_generator_cmd
 from tests.fixtures.s3 import SeaweedServer
 from tests.load.rows import jsonl_lines, make_row, write_jsonl
 
@@ -76,7 +77,7 @@ def test_records_keep_nested_messages_and_unknown_columns(tmp_path: Path) -> Non
             category="readability",
         )
     ]
-    assert last.generator_commands() == ["./gen -n 5", "./gen -n 10"]
+    assert [c.command for c in parse_generator_cmd(last.generator_cmd)] == ["./gen -n 5", "./gen -n 10"]
 
 
 def test_errors_carry_structured_fields(tmp_path: Path) -> None:

@@ -120,7 +120,7 @@ def test_the_installed_wheel_runs_from_an_empty_folder(wheel: Path, toolchain: T
 
     # The package, its prompts and its data come from the fresh venv, never from the checkout.
     where = json.loads(run_checked([fresh_bin / "python", "-c", (
-        "import json, linteval_ray; from linteval_ray.load.presets import bundled_path; "
+        "import json, linteval_ray; from linteval_ray.schema.bundled import bundled_path; "
         "from linteval_ray.prompt.template import load_template, template_path; load_template('v1'); "
         "print(json.dumps([linteval_ray.__file__, str(bundled_path()), str(template_path('v1'))]))")],
         env=env, cwd=empty))

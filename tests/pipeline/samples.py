@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from linteval_ray.load.presets import bundled_path
+from linteval_ray.schema.bundled import bundled_path
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "data" / "problems"
 

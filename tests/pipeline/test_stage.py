@@ -13,16 +13,18 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from linteval_ray.config import GenerationConfig, RunConfig, ValidationConfig, load_config
+from linteval_ray.config import EndpointGeneration, RunConfig, ValidationConfig, load_config
 from linteval_ray.generate.endpoint import EndpointBackend
 from linteval_ray.generate.replay import ReplayBackend
 from linteval_ray.load import load_split
 from linteval_ray.pipeline.inputs import input_rows
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.source import admit_stage, batches_stage, stream_schema
-from linteval_ray.pipeline.stage import BatchStage, FusedStage, ProcessorStage, Stage, StageInputError, check_chain
-from linteval_ray.pipeline.stages import SUMMARY_SCHEMA, ValidateBatch, pipeline_stages, store_stage, validation_stage
+from linteval_ray.pipeline.store import SUMMARY_SCHEMA, store_stage
+from linteval_ray.pipeline.validation import ValidateBatch, validation_stage
+from linteval_ray.pipeline.wiring import pipeline_stages
 from linteval_ray.schema.rows import INPUT_COLUMNS, generation_schema
+from linteval_ray.stage import BatchStage, FusedStage, ProcessorStage, Stage, StageInputError, check_chain
 from linteval_ray.store import RunFolder
 from linteval_ray.store.shards import read_rows
 from tests.pipeline.samples import bundled_jsonl
@@ -147,7 +149,7 @@ def test_replay_and_the_store_run_in_the_validation_actor_and_a_model_stays_apar
     names = [s.name for s in pipeline_stages(gathered, folder, _intake(gathered, folder), ReplayBackend())]
     assert names == ["admit", "batches", "evaluate", "store"]
 
-    endpoint = EndpointBackend(GenerationConfig(backend="endpoint", endpoint={"url": "http://127.0.0.1:9/v1"}))
+    endpoint = EndpointBackend(EndpointGeneration(endpoint={"url": "http://127.0.0.1:9/v1"}))
     generated = pipeline_stages(one_shard_per_batch, folder, _intake(one_shard_per_batch, folder), endpoint)
     assert [s.name for s in generated] == ["admit", "batches", "endpoint", "evaluate"]
     check_chain(generated, stream_schema().names)

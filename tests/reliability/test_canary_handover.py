@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from linteval_ray.config import RunConfig, load_config
+from linteval_ray.pipeline.actor_records import HANDOVERS_PER_NODE
 from linteval_ray.pipeline.run import run
-from linteval_ray.pipeline.stages import HANDOVERS_PER_NODE
 from linteval_ray.schema import LintEvalRecord
 from linteval_ray.validate.canary import CANARY_SAMPLE, OUT_OF_SERVICE, canary_rows
 from linteval_ray.validate.engine import Validator

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from linteval_ray.load.presets import bundled_path
 from linteval_ray.reduce.reduce import reduce_run
 from linteval_ray.report.originals import Original, originals_of_run
+from linteval_ray.schema.bundled import bundled_path
 from tests.report.test_publish import run_folder
 
 

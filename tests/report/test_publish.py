@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from linteval_ray.load.loader import load_split
-from linteval_ray.load.presets import bundled_path
 from linteval_ray.reduce.reduce import reduce_run
 from linteval_ray.report.publish import publish
 from linteval_ray.report.sample_view import lines_of
+from linteval_ray.schema.bundled import bundled_path
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.manifest import Manifest, write_manifest
 

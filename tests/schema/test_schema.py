@@ -26,17 +26,6 @@ def test_message_identity_defaults_to_check_and_text():
     assert msg.message_identity == "missing-final-newline::Final newline missing"
 
 
-def test_generator_commands_skip_blanks_and_comments():
-    assert LintEvalRecord.model_validate(RECORD).generator_commands() == ["./gen -n 1", "./gen -n 2"]
-
-
-def test_generator_commands_keep_a_hash_inside_a_word_or_quotes_and_refused_lines():
-    text = "./gen -tag a#b # trailing\n./gen -c '#' -s \"a # b\"\n./gen -n 3 > out\n"
-    assert LintEvalRecord.model_validate(RECORD | {"generator_cmd": text}).generator_commands() == [
-        "./gen -tag a#b", "./gen -c '#' -s \"a # b\"", "./gen -n 3 > out",
-    ]
-
-
 def test_unknown_language_is_rejected_with_the_field_named():
     with pytest.raises(ValidationError, match="language"):
         LintEvalRecord.model_validate(RECORD | {"language": "rust"})

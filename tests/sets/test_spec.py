@@ -54,7 +54,28 @@ def test_a_config_entry_changes_only_what_it_names(tmp_path: Path):
     assert (members["sft-lora"].vllm.model, members["sft-lora"].vllm.lora) == ("/models/base", "s3://bucket/adapters/sft")
     assert members["big"].vllm.engine_kwargs == {"max_model_len": 8192, "tensor_parallel_size": 2}
     path.write_text("models:\n  - name: a\n    sampling: {temprature: 1}\n")
-    with pytest.raises(ConfigError, match=r"model 'a': generation\.sampling\.temprature"):
+    with pytest.raises(ConfigError, match=r"model 'a': unknown key 'generation\.sampling\.temprature'"):
+        members_of(load_config(path), [])
+
+
+def test_a_model_of_another_backend_holds_that_backends_section_only(tmp_path: Path):
+    path = tmp_path / "set.yaml"
+    path.write_text("generation:\n  backend: vllm\n  sampling: {max_tokens: 2048}\n  vllm: {model: /models/base}\n"
+                    "models:\n  - name: api\n    endpoint: http://10.0.0.5:8000/v1\n"
+                    "    generation: {endpoint: {concurrency: 32}}\n"
+                    "  - name: saved\n    predictions: p.jsonl\n")
+    members = {m.name: m.generation for m in members_of(load_config(path), [])}
+    api = members["api"].model_dump()
+    assert (api["backend"], api["endpoint"]["url"], api["endpoint"]["concurrency"]) == (
+        "endpoint", "http://10.0.0.5:8000/v1", 32)
+    assert "vllm" not in api and api["sampling"]["max_tokens"] == 2048  # the shared settings, not the vLLM section
+    assert set(members["saved"].model_dump()) >= {"replay"} and "vllm" not in members["saved"].model_dump()
+    path.write_text("models:\n  - name: a\n    predictions: p.jsonl\n    generation: {vllm: {replicas: 2}}\n")
+    with pytest.raises(ConfigError, match=r"model 'a': generation: 'vllm' is the section of backend vllm, but "
+                       r"generation\.backend is 'replay'"):
+        members_of(load_config(path), [])
+    path.write_text("models:\n  - name: a\n    predictions: p.jsonl\n    model: /models/x\n")
+    with pytest.raises(ConfigError, match=r"model 'a': `model` does not go with backend replay"):
         members_of(load_config(path), [])
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from linteval_ray.config import ConfigError, TrackingConfig
+from linteval_ray.config.section import without_credentials
 from linteval_ray.reduce.metrics import compute
 from linteval_ray.schema import ResultRow, Status
 from linteval_ray.track import registry
-from linteval_ray.track.base import TrackerUnavailable, flat_metrics, without_credentials
+from linteval_ray.track.base import TrackerUnavailable, flat_metrics
 from linteval_ray.track.registry import Trackers, TrackerSpec
 
 

@@ -11,7 +11,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, RunLimits, RunResult, Sandbox, SandboxError
+from linteval_ray.validate.sandbox.base import (
+    BOX_DIR,
+    Mount,
+    RunLimits,
+    RunResult,
+    Sandbox,
+    SandboxError,
+    SandboxSetup,
+    SandboxUnavailable,
+    sandbox_class,
+)
 from linteval_ray.validate.sandbox.bwrap import BwrapSandbox
 from linteval_ray.validate.sandbox.rlimits import RlimitSandbox
 
@@ -30,18 +40,18 @@ def make_sandbox(
     ``extra_ro_binds``: host paths visible read-only at the same path in every run.
     ``toolchain``: its bwrap is used, and the tools living outside /usr (the
     clang-tidy wheel, PMD, testlib) are bound read-only at their own paths.
-    Raises ``SandboxError`` naming the fix when the backend cannot work here.
+    Raises ``SandboxUnavailable`` (a user's fix, in one line) when the backend cannot work here.
     """
-    if kind == "rlimits":
-        return RlimitSandbox(allow_unsafe=allow_unsafe)
-    if kind != "bwrap":
-        raise SandboxError(f"unknown sandbox kind {kind!r} (expected 'bwrap' or 'rlimits')")
     binds = [Path(p) for p in extra_ro_binds]
-    bwrap = None
     if toolchain is not None:
-        bwrap = toolchain.bwrap
         binds += _toolchain_binds(toolchain)
-    return BwrapSandbox(bwrap, extra_ro_binds=_dedupe(binds))
+    setup = SandboxSetup(allow_unsafe=allow_unsafe, ro_binds=_dedupe(binds), toolchain=toolchain)
+    try:
+        return sandbox_class(kind).open(setup)
+    except SandboxUnavailable:
+        raise
+    except SandboxError as exc:  # a sandbox that cannot be opened cannot work here
+        raise SandboxUnavailable(f"the {kind} sandbox cannot work here: {exc}") from exc
 
 
 def _toolchain_binds(toolchain: Toolchain) -> list[Path]:
@@ -73,5 +83,6 @@ __all__ = [
     "RunResult",
     "Sandbox",
     "SandboxError",
+    "SandboxUnavailable",
     "make_sandbox",
 ]

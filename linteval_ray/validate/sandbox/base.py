@@ -11,10 +11,16 @@ is writable, and only what a backend binds read-only (system toolchains and the
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from pydantic import BaseModel, Field
+
+from linteval_ray.errors import LintEvalError
+
+if TYPE_CHECKING:
+    from linteval_ray.toolchain import Toolchain
 
 BOX_DIR = "/box"
 
@@ -69,10 +75,19 @@ class RunResult(BaseModel):
         return self.exit_code == 0 and not (self.timed_out or self.output_exceeded)
 
 
+@dataclass(frozen=True)
+class SandboxSetup:
+    """What a sandbox may be opened with; each kind takes what it uses."""
+
+    allow_unsafe: bool = False  # the user's consent to a sandbox that does not isolate
+    ro_binds: list[Path] = field(default_factory=list)  # host paths visible read-only at the same path
+    toolchain: Toolchain | None = None  # its tools (bwrap itself among them)
+
+
 class Sandbox(ABC):
     """Runs one command in isolation and reports how it ended."""
 
-    name: str
+    name: ClassVar[str]
     # Whether a run can be the box's pid 1 (``as_pid1``): a pid namespace of its own per run.
     pid_namespace: ClassVar[bool] = False
 
@@ -100,9 +115,41 @@ class Sandbox(ABC):
         ``fds``: open descriptors the program inherits at the same numbers (a trusted pid 1 that
         must not expose them); the sandbox closes them once the run has started."""
 
+    @classmethod
+    @abstractmethod
+    def open(cls, setup: SandboxSetup) -> Sandbox:
+        """A ready sandbox of this kind; ``SandboxError`` naming the fix when it cannot work here."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release held resources (e.g. the claimed sandbox uid)."""
 
 
 class SandboxError(RuntimeError):
-    """The sandbox itself could not run (not the program inside it)."""
+    """The sandbox itself could not run (not the program inside it): during a run, that row's
+    ``infra_error``."""
+
+
+class SandboxUnavailable(LintEvalError, SandboxError):
+    """The sandbox cannot work here as configured (bwrap missing or refused by the kernel, no prlimit,
+    'rlimits' not allowed, an unknown kind): found when it is opened, before any program runs, and
+    said in one line with the fix."""
+
+
+S = TypeVar("S", bound=type[Sandbox])
+_SANDBOXES: dict[str, type[Sandbox]] = {}
+
+
+def register_sandbox(cls: S) -> S:
+    """Class decorator: the sandbox kind ``cls.name`` (``validation.sandbox``) is ``cls``."""
+    _SANDBOXES[cls.name] = cls
+    return cls
+
+
+def sandbox_kinds() -> list[str]:
+    return sorted(_SANDBOXES)
+
+
+def sandbox_class(kind: str) -> type[Sandbox]:
+    if kind not in _SANDBOXES:
+        raise SandboxUnavailable(f"unknown sandbox kind {kind!r} (known: {', '.join(sandbox_kinds())})")
+    return _SANDBOXES[kind]

@@ -31,7 +31,16 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, RunLimits, RunResult, Sandbox, SandboxError
+from linteval_ray.validate.sandbox.base import (
+    BOX_DIR,
+    Mount,
+    RunLimits,
+    RunResult,
+    Sandbox,
+    SandboxError,
+    SandboxSetup,
+    register_sandbox,
+)
 from linteval_ray.validate.sandbox.box_init import BOX_PATH, READY, box_init_argv, box_init_binary
 from linteval_ray.validate.sandbox.cgroup import MemoryCgroups, RunCgroup
 from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, read_available, run_limited
@@ -60,6 +69,7 @@ INSTALL_HINT = (
 )
 
 
+@register_sandbox
 class BwrapSandbox(Sandbox):
     """Runs each command in fresh bubblewrap namespaces as a dedicated uid."""
 
@@ -92,6 +102,11 @@ class BwrapSandbox(Sandbox):
         self._cgroups, why = MemoryCgroups.find()
         if self._cgroups is None:
             log.info("no memory cgroup per run (%s): programs' memory is bounded by their address space", why)
+
+    @classmethod
+    def open(cls, setup: SandboxSetup) -> BwrapSandbox:
+        """The toolchain's bwrap (else the one on PATH), its tools and ``setup.ro_binds`` bound read-only."""
+        return cls(setup.toolchain.bwrap if setup.toolchain else None, extra_ro_binds=setup.ro_binds)
 
     @property
     def counts_memory(self) -> bool:

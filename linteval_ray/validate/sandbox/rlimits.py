@@ -12,7 +12,15 @@ import logging
 import os
 from pathlib import Path
 
-from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox, SandboxError
+from linteval_ray.validate.sandbox.base import (
+    Mount,
+    RunLimits,
+    RunResult,
+    Sandbox,
+    SandboxError,
+    SandboxSetup,
+    register_sandbox,
+)
 from linteval_ray.validate.sandbox.process import PRLIMIT, build_env, prlimit_argv, run_limited
 
 log = logging.getLogger(__name__)
@@ -23,6 +31,7 @@ UNSAFE_WARNING = (
 )
 
 
+@register_sandbox
 class RlimitSandbox(Sandbox):
     """Resource limits only; refuses to exist unless ``allow_unsafe`` is set."""
 
@@ -35,8 +44,13 @@ class RlimitSandbox(Sandbox):
                 "validation.allow_unsafe_sandbox: true (allow_unsafe=True) to use it anyway"
             )
         if not os.access(PRLIMIT, os.X_OK):
-            raise SandboxError(f"{PRLIMIT} (util-linux) is needed to set rlimits")
+            raise SandboxError(f"{PRLIMIT} (util-linux) is needed to set rlimits: apt-get install util-linux")
         log.warning(UNSAFE_WARNING, os.geteuid())
+
+    @classmethod
+    def open(cls, setup: SandboxSetup) -> RlimitSandbox:
+        """Only with the user's consent (``setup.allow_unsafe``); binds nothing (every host path is visible)."""
+        return cls(allow_unsafe=setup.allow_unsafe)
 
     def run(
         self,

@@ -22,7 +22,7 @@ import pytest
 from bench.naive import reference_revision
 from linteval_ray.config import JavaTests
 from linteval_ray.config import TestLimits as Limits  # aliased: pytest would collect Test*
-from linteval_ray.load.presets import bundled_path
+from linteval_ray.schema.bundled import bundled_path
 from linteval_ray.schema.record import Language, LintEvalRecord
 from linteval_ray.schema.result import Verdict
 from linteval_ray.validate.judge import (

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
+from linteval_ray.config.validation import SandboxKind
 from linteval_ray.validate.sandbox import BwrapSandbox, Mount, RunLimits, SandboxError, make_sandbox
+from linteval_ray.validate.sandbox.base import sandbox_kinds
 
 
 def test_unknown_kind_is_rejected() -> None:
-    with pytest.raises(SandboxError, match="unknown sandbox kind 'docker'"):
+    with pytest.raises(SandboxError, match=r"unknown sandbox kind 'docker' \(known: bwrap, rlimits\)"):
         make_sandbox("docker")
 
 
@@ -88,3 +91,7 @@ def test_box_setup_failure_is_a_sandbox_error_not_a_program_failure(sandbox: Bwr
     with pytest.raises(SandboxError, match="could not set up the box"):
         sandbox.run(["/bin/true"], workdir=tmp_path, limits=RunLimits(wall_s=5),
                     mounts=[Mount(src=src, dst="/usr/new/inc")])
+
+
+def test_every_sandbox_kind_a_config_may_name_is_registered():
+    assert sandbox_kinds() == sorted(get_args(SandboxKind))

@@ -1,10 +1,8 @@
-"""The validation and store stages (generation's comes from its backend): their Ray Data
-callables — the CPU validation actor and the shard writer — and the ``Stage`` of each."""
+"""The validation stage: a pool of warm CPU actors judging every generated row (``ValidateBatch``)."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import socket
@@ -14,12 +12,11 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from linteval_ray.config import RunConfig, ValidationConfig
-from linteval_ray.generate.base import GenerationBackend
-from linteval_ray.pipeline.stage import BatchStage, Stage, fuse
+from linteval_ray.pipeline.actor_records import record_out_of_service, stats_document
 from linteval_ray.schema.arrow import result_schema, rows_to_table
 from linteval_ray.schema.rows import GENERATION_COLUMNS
+from linteval_ray.stage import BatchStage
 from linteval_ray.store.folder import RunFolder
-from linteval_ray.store.shards import write_shard
 from linteval_ray.validate.audit import AuditStats
 
 if TYPE_CHECKING:
@@ -30,20 +27,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-STORE_NUM_CPUS = 0.1  # one Parquet encode and one write per batch
-# Workers of one node a wrong canary may hand their batch over for (by exiting: Ray restarts the
-# actor, possibly elsewhere, and retries the batch on the new process). Past it the node's workers
-# answer infra_error rows instead, so a node that keeps failing its canaries cannot loop forever.
-HANDOVERS_PER_NODE = 2
 EXIT_OUT_OF_SERVICE = 75  # the exit status of a worker handing its batch over (EX_TEMPFAIL)
 # One batch in flight per validation actor: a batch takes seconds to minutes, so a second one queued
 # on a busy actor waits there while another actor (still starting, or done) sits idle. Ray Data's
 # default (2) let the first actor up take both batches of a problem.
 BATCHES_IN_FLIGHT_PER_ACTOR = 1
-SUMMARY_SCHEMA = pa.schema(
-    [("row_id", pa.string()), ("status", pa.string()), ("pass_at_1", pa.bool_()),
-     ("language", pa.string()), ("total_s", pa.float64()), ("shard", pa.string())]
-)
+VALIDATE_COLUMNS = ("sample_id", "draw", "record_json", *GENERATION_COLUMNS)
 
 
 class ValidateBatch:
@@ -55,7 +44,7 @@ class ValidateBatch:
 
     After each batch the actor writes its content-cache counters, and its audit's (revisions judged
     by both paths, ``validate/audit.py``), to ``cache-stats/<actor>.json`` in the run folder; the
-    driver sums them into the manifest.
+    driver sums them into the manifest (``actor_records.py``).
 
     A wrong canary (``validate/canary.py``) is recorded in ``out-of-service/<node>-<pid>.json``;
     then, while its node has hand-overs left (``HANDOVERS_PER_NODE``), the actor closes its validator
@@ -108,13 +97,7 @@ class ValidateBatch:
     def _record_out_of_service(self, reason: str, folder: RunFolder) -> None:
         """Record this worker's wrong canary; exit (handing the batch over) while its node may."""
         self._out_of_service_recorded = True
-        records = folder.store.list_files(folder.out_of_service, ".json", recursive=False)
-        earlier = [url for url in records if url.rsplit("/", 1)[-1].startswith(f"{self._node}-")]
-        hand_over = len(earlier) < HANDOVERS_PER_NODE
-        record = {"worker": self._worker, "node": self._node, "reason": reason, "handed_over": hand_over}
-        name = f"{self._node}-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
-        folder.store.write_atomic(f"{folder.out_of_service}/{name}", json.dumps(record).encode())
-        if not hand_over:
+        if not record_out_of_service(folder, self._worker, self._node, reason):
             log.error("worker %s out of service and its node has no hand-overs left: its rows are infra_error",
                       self._worker)
             return
@@ -135,25 +118,13 @@ class ValidateBatch:
             self.close()
 
 
-def store_batch(batch: pa.Table, folder: RunFolder, rows_per_shard: int) -> pa.Table:
-    """Write a batch of result rows as atomic shards of at most ``rows_per_shard`` rows; pass on
-    a small summary."""
-    names: list[str] = []
-    for start in range(0, batch.num_rows, rows_per_shard):
-        shard = batch.slice(start, rows_per_shard)
-        names += [write_shard(folder, shard)] * shard.num_rows
-    timings: list[dict[str, Any]] = batch.column("timings").to_pylist()
-    return pa.table(
-        {
-            "row_id": batch.column("row_id"),
-            "status": batch.column("status"),
-            "pass_at_1": batch.column("pass_at_1"),
-            "language": batch.column("language"),
-            "total_s": [t["total_s"] if t else 0.0 for t in timings],
-            "shard": names,
-        },
-        schema=SUMMARY_SCHEMA,
-    )
+def _node_id() -> str:
+    """The Ray node this actor runs on (the host name outside Ray): hand-overs are counted per node."""
+    import ray
+
+    if ray.is_initialized():
+        return ray.get_runtime_context().get_node_id()
+    return socket.gethostname()
 
 
 def validation_stage(config: RunConfig, folder: RunFolder, prompt_version: str | None) -> BatchStage:
@@ -186,7 +157,7 @@ def validation_stage(config: RunConfig, folder: RunFolder, prompt_version: str |
         fn_constructor_kwargs={"validation": shared_cache_validation(config.validation, folder),
                                "folder": folder, "prompt_version": prompt_version},
         map_batches_kwargs=map_kwargs,
-        required_columns=("sample_id", "draw", "record_json", *GENERATION_COLUMNS),
+        required_columns=VALIDATE_COLUMNS,
         output_schema=result_schema(),
     )
 
@@ -220,94 +191,6 @@ def shared_cache_validation(validation: ValidationConfig, folder: RunFolder) -> 
     if validation.cache_url is not None:
         return validation
     return validation.model_copy(update={"cache_url": folder.default_shared_cache()})
-
-
-def store_stage(config: RunConfig, folder: RunFolder) -> BatchStage:
-    """Result rows → atomic shards in the run folder, a summary row per result row out. As an
-    operator of its own, at most one task per validation actor at once: a task asking 0.1 CPU
-    would otherwise let Ray start a Python worker (~2-3 CPU-s of imports) for each of up to ten
-    per free CPU, under load when writes wait, for a job that takes milliseconds."""
-    from ray.data import TaskPoolStrategy
-
-    return BatchStage(
-        name="store",
-        fn=store_batch,
-        fn_kwargs={"folder": folder, "rows_per_shard": config.validation.pool.store_batch_size},
-        map_batches_kwargs={"batch_size": config.validation.pool.store_batch_size, "batch_format": "pyarrow",
-                            "num_cpus": STORE_NUM_CPUS, "compute": TaskPoolStrategy(size=actor_pool_size(config)[1])},
-        required_columns=tuple(result_schema().names),
-        output_schema=SUMMARY_SCHEMA,
-    )
-
-
-def out_of_service_reports(folder: RunFolder) -> dict[str, str]:
-    """worker -> why a canary took it out of service, from the records the workers wrote (every
-    attempt of the run; a worker that handed its batch over wrote no rows)."""
-    reports: dict[str, str] = {}
-    for url in folder.store.list_files(folder.out_of_service, ".json", recursive=False):
-        record = json.loads(folder.store.read_bytes(url))
-        reports[str(record["worker"])] = str(record["reason"])
-    return reports
-
-
-def _node_id() -> str:
-    """The Ray node this actor runs on (the host name outside Ray): hand-overs are counted per node."""
-    import ray
-
-    if ray.is_initialized():
-        return ray.get_runtime_context().get_node_id()
-    return socket.gethostname()
-
-
-def pipeline_stages(config: RunConfig, folder: RunFolder, intake: list[Stage],
-                    generation: GenerationBackend) -> list[Stage]:
-    """intake (admit, batches: in the read's task) → generate → validate → store, with the light
-    stages around validation run inside the validation actor where they can be, so that a run has
-    as few Ray Data operators (and their Python workers, tasks and object-store hops per batch)
-    as its backend allows:
-
-    - replay (a lookup per row) runs in the actor, before validating; a model's stage (engines,
-      an HTTP client pool) stays an operator of its own;
-    - the store runs in the actor after validating when a shard fits in a validation batch
-      (``store_batch_size <= batch_size``: each batch is cut into shards); a larger shard gathers
-      several batches, in an operator of its own."""
-    pool = config.validation.pool
-    validate = validation_stage(config, folder, generation.prompt_version)
-    store = store_stage(config, folder)
-    generate = generation.stage()
-    if generation.runs_in_validation_actor and isinstance(generate, BatchStage):
-        front, parts = intake, [generate, validate]
-    else:
-        front, parts = [*intake, generate], [validate]
-    if pool.store_batch_size > pool.batch_size:
-        return [*front, fuse("evaluate", parts, host=validate), store]
-    return [*front, fuse("evaluate", [*parts, store], host=validate)]
-
-
-def stats_document(cache: CacheStats, audit: AuditStats) -> bytes:
-    """An actor's ``cache-stats/<actor>.json``: its content-cache counters and its audit's."""
-    return json.dumps({**cache.model_dump(mode="json"), "audit": audit.model_dump(mode="json")}).encode()
-
-
-def cache_counts(folder: RunFolder) -> dict[str, dict[str, int]]:
-    """The content-cache counters per key kind, summed over every validation actor of the run
-    (all attempts: a resumed run adds its actors' counts to the earlier ones)."""
-    totals: dict[str, dict[str, int]] = {}
-    for url in folder.store.list_files(folder.cache_stats, ".json", recursive=False):
-        for kind, counts in json.loads(folder.store.read_bytes(url)).get("by_kind", {}).items():
-            into = totals.setdefault(kind, {})
-            for name, value in counts.items():
-                into[name] = into.get(name, 0) + int(value)
-    return dict(sorted(totals.items()))
-
-
-def audit_counts(folder: RunFolder) -> dict[str, Any]:
-    """The audit's counters (revisions judged by both paths, agreed, disagreed, a few disagreeing row
-    ids), summed over every validation actor of the run (all attempts)."""
-    total = AuditStats()
-    for url in folder.store.list_files(folder.cache_stats, ".json", recursive=False):
-        total.add(AuditStats.model_validate(json.loads(folder.store.read_bytes(url)).get("audit", {})))
-    return total.model_dump(mode="json")
 
 
 def actor_pool_size(config: RunConfig) -> tuple[int, int]:
