@@ -8,8 +8,8 @@ language's facts from its spec instead of keeping per-language tables. Each lang
 package (``linteval_ray/languages/<name>/``) whose ``SPEC`` is this value; ``registry.py``
 knows them by name.
 
-This module is the contract: it imports the contracts it names (the ``Linter``, a tool row,
-the suppression rules) and no implementation.
+This module is the contract, below everything that asks for a language: the contracts it
+names (the ``Linter``, a tool row, the suppression rules) are imported for type checking only.
 """
 
 from __future__ import annotations
@@ -18,12 +18,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from linteval_ray.toolchain.spec import ToolSpec
-from linteval_ray.validate.lint.base import Linter
-from linteval_ray.validate.lint.categories import paper_category
-from linteval_ray.validate.lint.directives import SuppressionRules
+from linteval_ray.languages.categories import paper_category
+
+if TYPE_CHECKING:  # the contracts a spec names; their modules sit above this one
+    from linteval_ray.toolchain.spec import ToolSpec
+    from linteval_ray.validate.lint.base import Linter
+    from linteval_ray.validate.lint.directives import SuppressionRules
 
 # How an unfenced answer is told from prose (see linteval_ray.prompt.extract, rule 7).
 BareCodeTest = Literal["python_program", "not_prose"]

@@ -1,21 +1,27 @@
-"""The languages by name: the built-in packages, loaded on first use, and any registered language.
+"""The languages by name: the built-in packages, plugins, and any language registered in code.
 
-``language("cpp")`` for one spec, ``languages()`` for all of them: the built-in ones in the
-dataset's order (``names.BUILTIN_LANGUAGES``, each the ``SPEC`` of its package
-``linteval_ray.languages.<name>``), then the registered ones in registration order. A language
-defined elsewhere (a plugin, a test) is one ``register_language(spec)`` call: the schema, the
-CLI, the toolchain, the linters, the judge, ``calibrate`` and ``plan`` all ask this registry.
-The packages are imported by name, not by this module: they sit above it.
+``language("cpp")`` for one spec, ``languages()`` for all of them, loaded on first use: the
+built-in ones in the dataset's order (``BUILTIN_LANGUAGES``, each the ``SPEC`` of its package
+``linteval_ray.languages.<name>``), then the plugins named by ``$LINTEVAL_RAY_LANGUAGES`` (module
+names, comma-separated, each holding a ``SPEC``), then those given to ``register_language`` in
+code. The schema, the CLI, the toolchain, the linters, the judge, ``calibrate`` and ``plan`` all
+ask this registry. The packages are imported by name, not by this module: they sit above it.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 
 from linteval_ray.errors import LintEvalError
 from linteval_ray.languages.base import LanguageSpec
-from linteval_ray.languages.names import BUILTIN_LANGUAGES, add_language_name
+
+# One package of this folder each (``linteval_ray.languages.<name>``), in the dataset's order.
+BUILTIN_LANGUAGES = ("cpp", "py3", "java")
+# Modules (comma-separated) whose ``SPEC`` is a language to add: how a language defined outside
+# this package is registered in every process of a run (Ray workers inherit it, see pipeline/run.py).
+PLUGINS_ENV = "LINTEVAL_RAY_LANGUAGES"
 
 _SPECS: dict[str, LanguageSpec] = {}
 _loaded = False
@@ -29,11 +35,8 @@ class UnknownLanguageError(LintEvalError, ValueError):
 def register_language(spec: LanguageSpec) -> LanguageSpec:
     """Make ``spec`` known by its name; a second, different spec for a name is a mistake."""
     with _lock:
-        _load_builtins()
-        registered = _SPECS.setdefault(spec.name, spec)
-        if registered is not spec:
-            raise ValueError(f"language {spec.name!r} is registered twice")
-        add_language_name(spec.name)
+        _load()
+        _add(spec)
     return spec
 
 
@@ -52,6 +55,11 @@ def languages() -> tuple[LanguageSpec, ...]:
     return tuple(_specs().values())
 
 
+def language_names() -> tuple[str, ...]:
+    """Every registered language's name, in the order of ``languages()``."""
+    return tuple(_specs())
+
+
 def testlib_language() -> LanguageSpec:
     """The language testlib's generators, validators and checkers are compiled as."""
     for spec in languages():
@@ -60,21 +68,42 @@ def testlib_language() -> LanguageSpec:
     raise UnknownLanguageError("no registered language compiles testlib tools")
 
 
+def plugin_modules() -> list[str]:
+    """The modules ``$LINTEVAL_RAY_LANGUAGES`` names."""
+    return [name.strip() for name in os.environ.get(PLUGINS_ENV, "").split(",") if name.strip()]
+
+
 def _specs() -> dict[str, LanguageSpec]:
     if not _loaded:
         with _lock:
-            _load_builtins()
+            _load()
     return _SPECS
 
 
-def _load_builtins() -> None:
-    """Each built-in package's ``SPEC``, once, ahead of any other language (under ``_lock``)."""
+def _add(spec: LanguageSpec) -> None:
+    registered = _SPECS.setdefault(spec.name, spec)
+    if registered is not spec:
+        raise ValueError(f"language {spec.name!r} is registered twice")
+
+
+def _load() -> None:
+    """The built-in packages' and the plugins' specs, once, ahead of any registered in code
+    (under ``_lock``)."""
     global _loaded
     if _loaded:
         return
-    builtins = {name: importlib.import_module(f"linteval_ray.languages.{name}").SPEC for name in BUILTIN_LANGUAGES}
-    others = {name: spec for name, spec in _SPECS.items() if name not in builtins}
+    registered = list(_SPECS.values())
     _SPECS.clear()
-    _SPECS.update(builtins)
-    _SPECS.update(others)
+    for name in BUILTIN_LANGUAGES:
+        _add(importlib.import_module(f"linteval_ray.languages.{name}").SPEC)
+    for module in plugin_modules():
+        try:
+            spec = importlib.import_module(module).SPEC
+        except (ImportError, AttributeError) as exc:
+            raise UnknownLanguageError(f"{PLUGINS_ENV}: {module} is not a module holding a language's SPEC "
+                                       f"({exc})") from None
+        if _SPECS.get(spec.name) is not spec:
+            _add(spec)
+    for spec in registered:
+        _add(spec)
     _loaded = True

@@ -23,13 +23,13 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 from linteval_ray.config import HealthConfig
+from linteval_ray.languages.registry import language_names
 from linteval_ray.reduce.agreement import LintAgreementMetrics, lint_agreement_metrics
 from linteval_ray.reduce.health import GenerationHealth, generation_health
 from linteval_ray.reduce.intervals import bootstrap_ratio, wilson
 from linteval_ray.reduce.passk import pass_at_k
 from linteval_ray.reduce.ratios import ratio
 from linteval_ray.reduce.rows import AlertCounts, MetricRow, metric_rows
-from linteval_ray.languages.names import language_names
 from linteval_ray.schema import ResultRow, Status
 from linteval_ray.schema.table import ResultTable
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from linteval_ray.languages.names import check_language_name
+from linteval_ray.schema.language import check_language_name
 
 # A language's name: a built-in language or one registered since (linteval_ray/languages/).
 Language = Annotated[str, AfterValidator(check_language_name)]

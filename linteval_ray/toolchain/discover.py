@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from linteval_ray.errors import LintEvalError
 from linteval_ray.toolchain.manifest import ToolchainManifest, manifest_for
-from linteval_ray.toolchain.spec import ToolSpec
+from linteval_ray.toolchain.spec import ToolSpec, same_folder
 from linteval_ray.toolchain.tools import locate_all, tools
 
 PREFIX_ENV = "LINTEVAL_TOOLCHAIN_DIR"
@@ -125,6 +125,12 @@ class Toolchain(BaseModel):
         folders = [spec.box_folder(Path(self.paths[spec.name]).resolve()) for spec in tools()
                    if spec.box_folder is not None and spec.name in self.paths]
         return [folder for folder in folders if not folder.is_relative_to("/usr")]
+
+    def placeholders(self) -> dict[str | Path, str]:
+        """Folder -> ``<tool>`` for each tool that is a folder a sandbox binds (PMD's home,
+        testlib's include folder): row text names those instead of this host's paths."""
+        return {Path(self.paths[spec.name]): f"<{spec.name}>" for spec in tools()
+                if spec.box_folder is same_folder and spec.name in self.paths}
 
     def manifest(self) -> ToolchainManifest:
         """Versions and hashes of the tools (read once per process)."""

@@ -15,7 +15,7 @@ RLIMIT_STACK = the memory limit.
 from __future__ import annotations
 
 from linteval_ray.languages.base import CompileCommand, CompileRequest, RunRequest
-from linteval_ray.languages.runtime import stack_limit_prefix
+from linteval_ray.validate.sandbox.process import stack_limit_prefix
 
 SOURCE_FILE = "sol.cpp"
 BINARY = "prog"

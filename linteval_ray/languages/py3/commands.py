@@ -10,7 +10,7 @@ original's answers. Runs get RLIMIT_STACK = the memory limit.
 from __future__ import annotations
 
 from linteval_ray.languages.base import CompileCommand, CompileRequest, RunRequest
-from linteval_ray.languages.runtime import stack_limit_prefix
+from linteval_ray.validate.sandbox.process import stack_limit_prefix
 
 SOURCE_FILE = "sol.py"
 # str/bytes hashes (set and dict order) the same in every run (see the module docstring).

@@ -1,12 +1,13 @@
-"""Compile a program (C++, Java, Python) inside the sandbox into a runnable artifact.
+"""Compile a program of any registered language inside the sandbox into a runnable artifact.
 
 What each language compiles and runs with (flags, file names, command lines, address-space
-overhead, environment) is in its ``linteval_ray.languages`` module; each of those decisions
+overhead, environment) is in its package (``linteval_ray/languages/<lang>/``); each of those decisions
 changes which programs pass. This module applies them in the box: the source is written to
 the spec's file name, the compiler runs under ``COMPILE_MEMORY_MB``, and a compiled program
 is mounted read-only at ``PROGRAM_DIR`` for its runs.
 
-Precompiled headers (C++, only when a ``ContentCache`` is given; binaries are byte-identical):
+Precompiled headers (a spec's ``precompiled_headers``: C++; unless ``prebuilt=False``; binaries
+are byte-identical):
 - a program that includes ``<bits/stdc++.h>`` gets ``-I /pch`` holding ``bits/stdc++.h.gch``
   (1.3 -> 0.4 s). Never force-included: that breaks valid code that does not include it
   (a global ``int count;`` becomes ambiguous). g++ itself uses the .gch only where it is
@@ -111,16 +112,16 @@ class CompileOutcome(BaseModel):
 
 
 def compile_program(language: str, code: str, ctx: JudgeContext, out_dir: Path, *,
-                    with_testlib: bool = False) -> CompileOutcome:
+                    with_testlib: bool = False, prebuilt: bool = True) -> CompileOutcome:
     """Compile ``code`` in the context's sandbox under its compile time limit; artifacts land in
-    ``out_dir`` (created, must be new). The node's precompiled headers and compiler archives live
-    in the context's cache."""
+    ``out_dir`` (created, must be new). ``prebuilt``: with the node's precompiled headers and
+    compiler archive (built once into the context's cache; same program, faster compile)."""
     out_dir.mkdir(parents=True, exist_ok=False)
     started = time.monotonic()
     spec = language_spec(language)
     tools = ctx.tool_paths()
-    mounts, include_dirs = _compiler_view(spec, code, with_testlib, ctx)
-    archive = compiler_archive(spec, ctx)
+    mounts, include_dirs = _compiler_view(spec, code, with_testlib, ctx, prebuilt)
+    archive = compiler_archive(spec, ctx) if prebuilt else None
     if archive is not None:
         mounts.append(Mount(src=archive, dst=ARCHIVE_DIR))
     command = spec.compile_command(CompileRequest(
@@ -148,13 +149,13 @@ def compile_program(language: str, code: str, ctx: JudgeContext, out_dir: Path, 
     return CompileOutcome(program=program, seconds=seconds)
 
 
-def _compiler_view(spec: LanguageSpec, code: str, with_testlib: bool, ctx: JudgeContext
+def _compiler_view(spec: LanguageSpec, code: str, with_testlib: bool, ctx: JudgeContext, prebuilt: bool
                    ) -> tuple[list[Mount], tuple[str, ...]]:
     """What the compiler sees besides the source (testlib for tools, precompiled headers) and
     the include folders to search, in order."""
     mounts = [Mount(src=ctx.toolchain.testlib_dir, dst=TESTLIB_DIR)] if with_testlib else []
     pch = None
-    if spec.precompiled_headers is not None and _wants_pch(spec.precompiled_headers, code, with_testlib):
+    if prebuilt and spec.precompiled_headers is not None and _wants_pch(spec.precompiled_headers, code, with_testlib):
         pch = precompiled_headers(spec, with_testlib, ctx)
     if pch is not None:
         mounts.append(Mount(src=pch, dst=PCH_DIR))

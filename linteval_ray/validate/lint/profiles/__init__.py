@@ -17,7 +17,9 @@ folders valid (a run folder is refused only when it holds rows of a language who
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -78,7 +80,7 @@ class LintProfile(BaseModel):
         self.file(language)
         return self.config_ids[language]
 
-    def summary(self) -> dict[str, object]:
+    def summary(self) -> dict[str, Any]:
         """What a manifest records."""
         return {"name": self.info.name, "version": self.info.version, "config_id": self.config_id,
                 "config_ids": dict(self.config_ids), "path": str(self.path)}
@@ -94,10 +96,10 @@ def load_profile(spec: str | Path | None = None) -> LintProfile:
     builtin = str(spec) in builtin_profiles()
     folder = BUILTIN_DIR / str(spec) if builtin else Path(spec).expanduser()
     if not (folder / PROFILE_FILE).is_file():
-        files = ", ".join(language.lint_config for language in languages())
+        names = ", ".join(language.lint_config for language in languages())
         raise LintProfileError(
             f"lint profile {str(spec)!r} not found: use one of {', '.join(builtin_profiles())} "
-            f"or a folder holding {PROFILE_FILE} and {files}"
+            f"or a folder holding {PROFILE_FILE} and {names}"
         )
     files = {language.name: settings_file(language, folder, builtin) for language in languages()}
     missing = [str(path) if builtin else path.name for path in files.values() if not path.is_file()]
@@ -112,6 +114,16 @@ def load_profile(spec: str | Path | None = None) -> LintProfile:
                        config_ids=config_ids)
 
 
+def copy_profile(profile: LintProfile, folder: Path) -> LintProfile:
+    """``profile`` as a profile folder of its own (``profile.yaml`` and every language's settings
+    file side by side): a starting point to edit."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(profile.path / PROFILE_FILE, folder / PROFILE_FILE)
+    for language in languages():
+        shutil.copyfile(profile.file(language.name), folder / language.lint_config)
+    return load_profile(folder)
+
+
 def settings_file(language: LanguageSpec, folder: Path, builtin: bool) -> Path:
     """Where a profile keeps ``language``'s settings: a built-in profile in the language's package,
     a profile folder beside its ``profile.yaml``."""
@@ -121,6 +133,7 @@ def settings_file(language: LanguageSpec, folder: Path, builtin: bool) -> Path:
 
 
 def language_config_id(language: LanguageSpec, path: Path) -> str:
+    """What cached alerts of ``language``'s code depend on: its adapter's version and its settings file."""
     digest = hashlib.sha256(f"{language.linter_tool} {language.linter.adapter_version}\0".encode())
     digest.update(language.lint_config.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:12]
