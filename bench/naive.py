@@ -40,6 +40,7 @@ from linteval_ray.validate.judge import (
     TestSet,
     compile_program,
 )
+from linteval_ray.validate.judge.commands import parse_generator_cmd
 from linteval_ray.validate.judge.limits import run_memory
 from linteval_ray.validate.judge.problem import TOOL_MEMORY_MB, generator_args
 from linteval_ray.validate.judge.run import decide_verdict, run_tests
@@ -180,10 +181,10 @@ class NaiveHarness:
         names: list[str] = []
         seen: set[str] = set()
         counts = {"generator_failed": 0, "rejected": 0, "duplicates": 0}
-        commands = record.generator_commands()
+        commands = parse_generator_cmd(record.generator_cmd)
         for command in commands:
             try:
-                args = generator_args(command)
+                args = generator_args(command.line)
             except ValueError:
                 counts["generator_failed"] += 1
                 continue
