@@ -31,13 +31,13 @@ MODES: tuple[JavaTests, ...] = ("fresh_jvm", "one_jvm")
 def main() -> None:
     args = repeat_and_samples(__doc__.split("\n")[0], "Java ")
     ctx = judge_context("bench-java-")
-    sandbox, toolchain, scratch = ctx.sandbox, ctx.toolchain, ctx.scratch
+    sandbox, scratch = ctx.sandbox, ctx.scratch
     totals: dict[str, list[float]] = {mode: [] for mode in MODES}
     try:
         for record in bundled_samples(args.sample, ("java",)):
             problem = prepare_problem(record, ctx)
-            compiled = compile_program("java", reference_revision(record) or "", sandbox=sandbox,
-                                       toolchain=toolchain, out_dir=Path(tempfile.mkdtemp(dir=scratch)) / "prog")
+            compiled = compile_program("java", reference_revision(record) or "", ctx,
+                                       Path(tempfile.mkdtemp(dir=scratch)) / "prog", prebuilt=False)
             row: dict[str, object] = {"sample": record.sample_id, "tests": len(problem.reference.tests)}
             if compiled.program is None:  # no test runs: nothing to compare
                 print(json.dumps({**row, "verdict": "compile_error"}), flush=True)

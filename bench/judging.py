@@ -42,9 +42,8 @@ def repeat_and_samples(description: str, which: str) -> argparse.Namespace:
 
 def compile_reference(record: LintEvalRecord, ctx: JudgeContext) -> CompileOutcome:
     """The sample's reference revision, compiled into a fresh folder of ``ctx.scratch``."""
-    return compile_program(record.language, reference_revision(record) or "", sandbox=ctx.sandbox,
-                           toolchain=ctx.toolchain, out_dir=Path(tempfile.mkdtemp(dir=ctx.scratch)) / "prog",
-                           cache=ctx.cache)
+    return compile_program(record.language, reference_revision(record) or "", ctx,
+                           Path(tempfile.mkdtemp(dir=ctx.scratch)) / "prog")
 
 
 def mean_by_language(totals: dict[str, dict[str, list[float]]]) -> dict[str, dict[str, float]]:

@@ -21,6 +21,10 @@ from pydantic import BaseModel
 
 from bench.cpu import StageMeter
 from linteval_ray.config import TestLimits
+from linteval_ray.languages.cpp.clang_tidy import ClangTidy, ClangTidyConfig
+from linteval_ray.languages.java.pmd import Pmd
+from linteval_ray.languages.py3.pylint import Pylint
+from linteval_ray.languages.py3.pylint_worker import TOOL_FAILURES
 from linteval_ray.prompt.extract import extract_code
 from linteval_ray.schema.record import Language, LintEvalRecord, LintMessage
 from linteval_ray.schema.result import Verdict
@@ -41,11 +45,7 @@ from linteval_ray.validate.judge.limits import run_memory
 from linteval_ray.validate.judge.problem import TOOL_MEMORY_MB, generator_args
 from linteval_ray.validate.judge.run import decide_verdict, run_tests
 from linteval_ray.validate.lint.base import LintError, tail
-from linteval_ray.validate.lint.clang_tidy import ClangTidy, ClangTidyConfig
-from linteval_ray.validate.lint.pmd import Pmd
 from linteval_ray.validate.lint.profiles import LintProfile, load_profile
-from linteval_ray.validate.lint.pylint import Pylint
-from linteval_ray.validate.lint.pylint_worker import TOOL_FAILURES
 from linteval_ray.validate.sandbox import RunLimits, Sandbox
 
 
@@ -79,10 +79,11 @@ class FreshLinters:
         profile = profile or load_profile()
         self.toolchain = toolchain
         self.timeout_s = timeout_s
-        self.clang_tidy = ClangTidy(toolchain.clang_tidy, ClangTidyConfig.load(profile.file("clang-tidy.yaml")),
-                                    jobs=1, timeout_s=timeout_s)
-        self.pylint = Pylint(toolchain.python, profile.file("pylintrc"), timeout_s=timeout_s)
-        self.pmd = Pmd(toolchain.java, toolchain.pmd_home, profile.file("pmd-ruleset.xml"), timeout_s=timeout_s)
+        self.clang_tidy = ClangTidy(toolchain.path("clang_tidy"), ClangTidyConfig.load(profile.file("cpp")),
+                                    file_name="sol.cpp", jobs=1, timeout_s=timeout_s)
+        self.pylint = Pylint(toolchain.python, profile.file("py3"), file_name="sol.py", timeout_s=timeout_s)
+        self.pmd = Pmd(toolchain.path("java"), Path(toolchain.path("pmd")), profile.file("java"), file_name="Main.java",
+                       timeout_s=timeout_s)
 
     def lint(self, language: Language, code: str) -> list[LintMessage] | LintError:
         if language == "cpp":
@@ -149,10 +150,9 @@ class NaiveHarness:
                             cache=ContentCache(None, scratch / "unused-cache"), scratch=scratch / "runs",
                             limits=self.limits, jobs=1, python=self.python)
 
-    def _compile(self, language: Language, code: str, out_dir: Path, *, tools: bool = False):
-        with self.meter.measure("compile", language):
-            return compile_program(language, code, sandbox=self.sandbox, toolchain=self.toolchain, out_dir=out_dir,
-                                   timeout_s=self.limits.compile_timeout_s, python=self.python, with_testlib=tools)
+    def _compile(self, language: Language, code: str, ctx: JudgeContext, out_dir: Path, *, tools: bool = False):
+        with self.meter.measure("compile", language):  # naive: no precompiled header, no compiler archive
+            return compile_program(language, code, ctx, out_dir, with_testlib=tools, prebuilt=False)
 
     # -- the problem: tools, tests, answers ------------------------------------------------------
 
@@ -161,13 +161,13 @@ class NaiveHarness:
         for name, kind in (("checker", ProblemErrorKind.CHECKER_COMPILE_ERROR),
                            ("generator", ProblemErrorKind.GENERATOR_COMPILE_ERROR),
                            ("validator", ProblemErrorKind.VALIDATOR_COMPILE_ERROR)):
-            compiled = self._compile("cpp", getattr(record, name), work / name, tools=True)
+            compiled = self._compile("cpp", getattr(record, name), ctx, work / name, tools=True)
             if compiled.program is None:
                 raise ProblemError(kind, compiled.error or "")
             tools[name] = compiled.program
         with self.meter.measure("tests", record.language):
             tests = self._generate(record, tools["generator"], tools["validator"], ctx, work / "tests")
-        original = self._compile(record.language, record.code, work / "original")
+        original = self._compile(record.language, record.code, ctx, work / "original")
         if original.program is None:
             raise ProblemError(ProblemErrorKind.ORIGINAL_COMPILE_ERROR, original.error or "")
         with self.meter.measure("tests", record.language):
@@ -181,10 +181,10 @@ class NaiveHarness:
         names: list[str] = []
         seen: set[str] = set()
         counts = {"generator_failed": 0, "rejected": 0, "duplicates": 0}
-        commands = [line.command for line in parse_generator_cmd(record.generator_cmd)]
+        commands = parse_generator_cmd(record.generator_cmd)
         for command in commands:
             try:
-                args = generator_args(command)
+                args = generator_args(command.line)
             except ValueError:
                 counts["generator_failed"] += 1
                 continue
@@ -234,7 +234,7 @@ class NaiveHarness:
                out_dir: Path) -> None:
         outcome.tests_generated = problem.tests_generated
         outcome.tests_dropped = problem.tests_dropped
-        compiled = self._compile(outcome.language, revision, out_dir)
+        compiled = self._compile(outcome.language, revision, ctx, out_dir)
         if compiled.program is None:
             outcome.verdict = Verdict.COMPILE_ERROR.value
             outcome.tests_failed = len(problem.reference.tests)

@@ -329,11 +329,11 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 
 def figures(results: dict[str, dict[str, Any]], records) -> dict[str, Any]:
     """The per-sample figures ``linteval_ray.plan`` reads (its Figures model)."""
-    from linteval_ray.plan import DEFAULT_FIGURES
+    from linteval_ray.plan import default_figures
 
     warm, cold = results["warm"], results["cold"]
     problems = len({r.problem_id for r in records})
-    validation = {lang: round(warm["cpu_s_per_sample_by_language"].get(lang, DEFAULT_FIGURES.validation_cpu_s[lang]),
+    validation = {lang: round(warm["cpu_s_per_sample_by_language"].get(lang, default_figures().validation_cpu_s[lang]),
                               2) for lang in LANGUAGES}
     setup = max(0.0, (cold["validation_cpu_s_per_sample"] - warm["validation_cpu_s_per_sample"])
                 * len(records) / problems)

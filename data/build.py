@@ -23,8 +23,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from linteval_ray.languages import language_names
 from linteval_ray.prompt.extract import extract_code
-from linteval_ray.schema.record import LANGUAGES, Language, LintEvalRecord, LintMessage
+from linteval_ray.schema.record import Language, LintEvalRecord, LintMessage
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.lint import Linters
 
@@ -128,7 +129,7 @@ def load_problem(folder: Path) -> Problem:
 
 
 def load_sample(folder: Path, problem_id: str) -> Sample:
-    match = re.fullmatch(rf"{re.escape(problem_id)}_({'|'.join(LANGUAGES)})_\d+", folder.name)
+    match = re.fullmatch(rf"{re.escape(problem_id)}_({'|'.join(language_names())})_\d+", folder.name)
     if match is None:
         raise BuildError(f"{folder}: sample ids are <problem_id>_<cpp|py3|java>_<k>")
     language: Language = match.group(1)  # type: ignore[assignment]
@@ -148,7 +149,7 @@ def lint_originals(problems: list[Problem], linters: Linters) -> dict[str, list[
     """sample_id -> sorted messages on the original; one linter batch per language."""
     samples = [s for p in problems for s in p.samples]
     found: dict[str, list[LintMessage]] = {}
-    for language in LANGUAGES:
+    for language in language_names():
         batch = [s for s in samples if s.language == language]
         if not batch:
             continue

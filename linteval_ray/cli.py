@@ -20,6 +20,7 @@ from linteval_ray.config import (
     load_config,
 )
 from linteval_ray.errors import LintEvalError
+from linteval_ray.languages.registry import language_names
 from linteval_ray.track.registry import TRACKERS
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def _add_run_overrides(p: argparse.ArgumentParser) -> None:
                    help="override any config key, e.g. --set validation.limits.memory_mb=256 (repeatable)")
     p.add_argument("--dataset", help="preset (bundled, lite, demo, full) or JSONL/Parquet URL")
     p.add_argument("--limit", type=int, help="at most N samples")
-    p.add_argument("--language", action="append", choices=["cpp", "py3", "java"],
+    p.add_argument("--language", action="append", choices=language_names(),
                    help="only this language (repeatable)")
     p.add_argument("--sample-id", action="append", help="only this sample (repeatable)")
     p.add_argument("--predictions", action=ModelFlag, default=[], metavar="[NAME=]PATH",

@@ -10,13 +10,14 @@ useful ratio is how many CPU cores keep one GPU's output validated:
 and the wall time is samples x draws / min(generation rate, validation rate) + start-up.
 
 Figures come from ``bench/figures.json`` (written by the benchmark) when present; any
-figure it lacks falls back to ``DEFAULT_FIGURES`` below, whose ``sources`` say where
+figure it lacks falls back to ``default_figures()`` below, whose ``sources`` say where
 each number comes from (measured here, or an assumption).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -25,7 +26,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from linteval_ray.schema.record import LANGUAGES, Language
+from linteval_ray.languages.registry import language_names, languages
+from linteval_ray.schema.record import Language
 
 DEFAULT_FIGURES_FILE = Path("bench/figures.json")
 
@@ -50,49 +52,56 @@ class Figures(BaseModel):
 
     def cpu_s_per_sample(self) -> float:
         """Mix-weighted validation CPU-seconds of one sample, problem setup amortised."""
-        total = sum(self.language_mix.get(lang, 0.0) for lang in LANGUAGES)
+        names = language_names()
+        total = sum(self.language_mix.get(lang, 0.0) for lang in names)
         if total <= 0:
             raise ValueError("language_mix has no positive share")
-        per_sample = sum(self.language_mix.get(lang, 0.0) / total * self.validation_cpu_s[lang] for lang in LANGUAGES
+        per_sample = sum(self.language_mix.get(lang, 0.0) / total * self.validation_cpu_s[lang] for lang in names
                          if self.language_mix.get(lang, 0.0) > 0)
         return per_sample + self.problem_setup_cpu_s / self.samples_per_problem
 
 
-# Where each default comes from is part of the data: `linteval-ray plan` prints it.
-DEFAULT_FIGURES = Figures(
-    validation_cpu_s={"cpp": 18.0, "py3": 2.0, "java": 10.0},
-    problem_setup_cpu_s=20.0,
-    samples_per_problem=13061 / 3999,
-    language_mix={"cpp": 244, "py3": 203, "java": 51},
-    generation_samples_per_gpu_s=1.0,
-    core_utilisation=0.85,
-    startup_s=300.0,
-    sources={
-        "validation_cpu_s": "measured 2026-11-30: `linteval-ray validate` on bundled problems lr08-lr10 (tools "
-        "cached, revisions new), CPU-seconds of the whole process tree minus ~1-2.5 s start-up: cpp 55.7 s / 3 "
-        "samples, java 30.6 s / 3, py3 6.1 s / 2; 2-core VM at load 10-20, so +-50 %",
-        "problem_setup_cpu_s": "measured: same problems, cold cache minus all-cached rerun, 60.3 CPU-s / 3 problems "
-        "(compile generator, validator, checker; generate tests; run the original)",
-        "samples_per_problem": "dataset card: full split, 13,061 samples over 3,999 problems",
-        "language_mix": "dataset card: lite split (C++ 244, Python 203, Java 51); assumed for full",
-        "generation_samples_per_gpu_s": "ASSUMPTION, not measured (no GPU here): ~1,500 output tokens per "
-        "revision at ~1,500 tokens/s per GPU for a 7-8B model in vLLM with batching",
-        "core_utilisation": "ASSUMPTION: actors idle between batches and while shards are written",
-        "startup_s": "ASSUMPTION: job start + vLLM model load + reduction (image already on the nodes)",
-    },
-)
+@functools.cache
+def default_figures() -> Figures:
+    """The figures measured or assumed here; where each comes from is part of the data
+    (`linteval-ray plan` prints it). Each language's come from its spec (``PlanFigures``)."""
+    return Figures(
+        validation_cpu_s={spec.name: spec.plan.validation_cpu_s for spec in languages() if spec.plan},
+        problem_setup_cpu_s=20.0,
+        samples_per_problem=13061 / 3999,
+        language_mix={spec.name: spec.plan.lite_samples for spec in languages() if spec.plan},
+        generation_samples_per_gpu_s=1.0,
+        core_utilisation=0.85,
+        startup_s=300.0,
+        sources={
+            "validation_cpu_s": "measured 2026-11-30: `linteval-ray validate` on bundled problems lr08-lr10 (tools "
+            "cached, revisions new), CPU-seconds of the whole process tree minus ~1-2.5 s start-up: "
+            + ", ".join(spec.plan.measured for spec in languages() if spec.plan)
+            + "; 2-core VM at load 10-20, so +-50 %",
+            "problem_setup_cpu_s": "measured: same problems, cold cache minus all-cached rerun, 60.3 CPU-s / 3 "
+            "problems (compile generator, validator, checker; generate tests; run the original)",
+            "samples_per_problem": "dataset card: full split, 13,061 samples over 3,999 problems",
+            "language_mix": "dataset card: lite split ("
+            + ", ".join(f"{spec.display_name} {spec.plan.lite_samples}" for spec in languages() if spec.plan)
+            + "); assumed for full",
+            "generation_samples_per_gpu_s": "ASSUMPTION, not measured (no GPU here): ~1,500 output tokens per "
+            "revision at ~1,500 tokens/s per GPU for a 7-8B model in vLLM with batching",
+            "core_utilisation": "ASSUMPTION: actors idle between batches and while shards are written",
+            "startup_s": "ASSUMPTION: job start + vLLM model load + reduction (image already on the nodes)",
+        },
+    )
 
 
 def load_figures(path: Path | None = None) -> Figures:
     """Defaults overlaid with the figures in ``path`` (default ``bench/figures.json`` if present)."""
     if path is None:
         if not DEFAULT_FIGURES_FILE.is_file():
-            return DEFAULT_FIGURES
+            return default_figures()
         path = DEFAULT_FIGURES_FILE
     measured = json.loads(path.read_text())
-    sources = {**DEFAULT_FIGURES.sources, **{k: f"{path}" for k in measured if k != "sources"},
+    sources = {**default_figures().sources, **{k: f"{path}" for k in measured if k != "sources"},
                **measured.get("sources", {})}
-    merged = {**DEFAULT_FIGURES.model_dump(), **measured, "sources": sources}
+    merged = {**default_figures().model_dump(), **measured, "sources": sources}
     return Figures.model_validate(merged)
 
 
@@ -117,7 +126,7 @@ def plan(samples: int, gpus: int, cpus: float, figures: Figures | None = None, d
     """Project a run of ``samples`` x ``draws`` revisions on ``gpus`` GPUs and ``cpus`` validation cores."""
     if samples < 1 or draws < 1 or gpus < 0 or cpus <= 0:
         raise ValueError("need samples >= 1, draws >= 1, gpus >= 0 and cpus > 0")
-    fig = figures or DEFAULT_FIGURES
+    fig = figures or default_figures()
     cpu_s = fig.cpu_s_per_sample()
     validation_rate = cpus * fig.core_utilisation / cpu_s
     generation_rate = gpus * fig.generation_samples_per_gpu_s if gpus else None

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from linteval_ray.languages import language, languages
+from linteval_ray.languages.registry import language, languages
 from linteval_ray.reduce.agreement import AgreementMetrics
 from linteval_ray.schema import LintAgreement
 from linteval_ray.schema.record import Language, LintMessage
@@ -38,7 +39,7 @@ class ToolAgreement(AgreementMetrics):
 
 class CalibrationReport(BaseModel):
     dataset: str
-    profile: dict[str, str | int]
+    profile: dict[str, Any]
     samples: int
     by_language: dict[str, ToolAgreement]
     overall: ToolAgreement
@@ -79,7 +80,7 @@ class _Group:
                                 only_recorded=dict(self.theirs.most_common(TOP_CHECKS)))
 
 
-def compare(samples: Iterable[CalibrationSample], dataset: str, profile: dict[str, str | int]) -> CalibrationReport:
+def compare(samples: Iterable[CalibrationSample], dataset: str, profile: dict[str, Any]) -> CalibrationReport:
     """Agreement per language (one tool each) and overall; samples we could not lint are counted apart."""
     groups: dict[str, _Group] = {}
     overall = _Group("all", "all")

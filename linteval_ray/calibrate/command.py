@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from linteval_ray.calibrate.agreement import CalibrationReport, CalibrationSample, compare
 from linteval_ray.calibrate.derive import derive_profile
 from linteval_ray.config import RunConfig, dataset_overrides, load_config
-from linteval_ray.languages import languages
+from linteval_ray.languages.registry import languages
 from linteval_ray.load.loader import load_split
 from linteval_ray.report.tables import Table, pct, to_text
 from linteval_ray.schema.record import LintEvalRecord, LintMessage
@@ -88,7 +88,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(to_text(checks_table(report)), end="\n\n")
     body: dict[str, Any] = {"calibration": report.model_dump(mode="json"), "invalid_rows": len(loaded.errors)}
     if args.derive:
-        derived = derive_profile(samples, Path(args.derive), profile, Toolchain.discover().pmd_home, loaded.source)
+        derived = derive_profile(samples, Path(args.derive), profile, Toolchain.discover().tool_paths(), loaded.source)
         config.validation.lint_profile = str(derived.path)
         derived_report = compare(relint(records, config), loaded.source, derived.summary())
         print(f"derived profile written to {derived.path}; its agreement:")

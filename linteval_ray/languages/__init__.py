@@ -1,12 +1,21 @@
-"""The programming languages LintEval covers, one module each (``cpp``, ``py3``, ``java``).
+"""The programming languages LintEval covers: one package each (``cpp``, ``py3``, ``java``).
 
-Each module builds its ``LanguageSpec`` and registers it at its bottom; importing this
-package imports them all. Adding a language is one new module here (imported below) plus
-its tests, and its name in ``schema.record.Language``.
+A language is one package of this folder: its ``SPEC`` (``base.LanguageSpec``) with its compile
+and run commands, its linter adapter, suppression rules, alert families, lint-profile files
+(``profiles/<profile>/``), tool rows, ``calibrate --derive`` rule, runner and plan figures.
+``registry.py`` knows them by name (the built-in packages, plugins named by
+``$LINTEVAL_RAY_LANGUAGES``, ``register_language``), and everything else asks it. This face
+imports the contract and the registry only: the packages sit above the layers they use.
 """
 
 from linteval_ray.languages.base import CompileCommand, CompileRequest, LanguageSpec, RunRequest
-from linteval_ray.languages.registry import UnknownLanguageError, language, languages, register_language
+from linteval_ray.languages.registry import (
+    UnknownLanguageError,
+    language,
+    language_names,
+    languages,
+    register_language,
+)
 
 __all__ = [
     "CompileCommand",
@@ -14,13 +23,8 @@ __all__ = [
     "LanguageSpec",
     "RunRequest",
     "UnknownLanguageError",
-    "cpp",
-    "java",
     "language",
+    "language_names",
     "languages",
-    "py3",
     "register_language",
 ]
-
-# Importing a language module registers it; this order (the dataset's) is the order of languages().
-from linteval_ray.languages import cpp, py3, java  # noqa: I001

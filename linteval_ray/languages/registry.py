@@ -1,38 +1,109 @@
-"""The languages by name: each language module registers its ``LanguageSpec`` when imported.
+"""The languages by name: the built-in packages, plugins, and any language registered in code.
 
-``linteval_ray.languages`` imports every language module, so asking it is enough:
-``language("cpp")`` for one spec, ``languages()`` for all of them in registration order.
+``language("cpp")`` for one spec, ``languages()`` for all of them, loaded on first use: the
+built-in ones in the dataset's order (``BUILTIN_LANGUAGES``, each the ``SPEC`` of its package
+``linteval_ray.languages.<name>``), then the plugins named by ``$LINTEVAL_RAY_LANGUAGES`` (module
+names, comma-separated, each holding a ``SPEC``), then those given to ``register_language`` in
+code. The schema, the CLI, the toolchain, the linters, the judge, ``calibrate`` and ``plan`` all
+ask this registry. The packages are imported by name, not by this module: they sit above it.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+import threading
+
 from linteval_ray.errors import LintEvalError
 from linteval_ray.languages.base import LanguageSpec
 
+# One package of this folder each (``linteval_ray.languages.<name>``), in the dataset's order.
+BUILTIN_LANGUAGES = ("cpp", "py3", "java")
+# Modules (comma-separated) whose ``SPEC`` is a language to add: how a language defined outside
+# this package is registered in every process of a run (Ray workers inherit it, see pipeline/run.py).
+PLUGINS_ENV = "LINTEVAL_RAY_LANGUAGES"
+
 _SPECS: dict[str, LanguageSpec] = {}
+_loaded = False
+_lock = threading.RLock()
 
 
 class UnknownLanguageError(LintEvalError, ValueError):
-    """A language name no module registered; the message lists the known ones."""
+    """A language name no package registered; the message lists the known ones."""
 
 
 def register_language(spec: LanguageSpec) -> LanguageSpec:
     """Make ``spec`` known by its name; a second, different spec for a name is a mistake."""
-    registered = _SPECS.setdefault(spec.name, spec)
-    if registered is not spec:
-        raise ValueError(f"language {spec.name!r} is registered twice")
+    with _lock:
+        _load()
+        _add(spec)
     return spec
 
 
 def language(name: str) -> LanguageSpec:
     """The spec registered as ``name``; ``UnknownLanguageError`` names the known ones."""
+    specs = _specs()
     try:
-        return _SPECS[name]
+        return specs[name]
     except KeyError:
-        known = ", ".join(sorted(_SPECS))
+        known = ", ".join(sorted(specs))
         raise UnknownLanguageError(f"unknown language {name!r}: expected one of {known}") from None
 
 
 def languages() -> tuple[LanguageSpec, ...]:
-    """Every registered spec, in registration order."""
-    return tuple(_SPECS.values())
+    """Every registered spec: the built-in ones in the dataset's order, then the others."""
+    return tuple(_specs().values())
+
+
+def language_names() -> tuple[str, ...]:
+    """Every registered language's name, in the order of ``languages()``."""
+    return tuple(_specs())
+
+
+def testlib_language() -> LanguageSpec:
+    """The language testlib's generators, validators and checkers are compiled as."""
+    for spec in languages():
+        if spec.testlib_tools:
+            return spec
+    raise UnknownLanguageError("no registered language compiles testlib tools")
+
+
+def plugin_modules() -> list[str]:
+    """The modules ``$LINTEVAL_RAY_LANGUAGES`` names."""
+    return [name.strip() for name in os.environ.get(PLUGINS_ENV, "").split(",") if name.strip()]
+
+
+def _specs() -> dict[str, LanguageSpec]:
+    if not _loaded:
+        with _lock:
+            _load()
+    return _SPECS
+
+
+def _add(spec: LanguageSpec) -> None:
+    registered = _SPECS.setdefault(spec.name, spec)
+    if registered is not spec:
+        raise ValueError(f"language {spec.name!r} is registered twice")
+
+
+def _load() -> None:
+    """The built-in packages' and the plugins' specs, once, ahead of any registered in code
+    (under ``_lock``)."""
+    global _loaded
+    if _loaded:
+        return
+    registered = list(_SPECS.values())
+    _SPECS.clear()
+    for name in BUILTIN_LANGUAGES:
+        _add(importlib.import_module(f"linteval_ray.languages.{name}").SPEC)
+    for module in plugin_modules():
+        try:
+            spec = importlib.import_module(module).SPEC
+        except (ImportError, AttributeError) as exc:
+            raise UnknownLanguageError(f"{PLUGINS_ENV}: {module} is not a module holding a language's SPEC "
+                                       f"({exc})") from None
+        if _SPECS.get(spec.name) is not spec:
+            _add(spec)
+    for spec in registered:
+        _add(spec)
+    _loaded = True

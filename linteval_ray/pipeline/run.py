@@ -28,6 +28,7 @@ from linteval_ray.config.section import without_credentials
 from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
+from linteval_ray.languages.registry import PLUGINS_ENV, language_names
 from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import digest_in_background
 from linteval_ray.pipeline.actor_records import audit_counts, cache_counts, out_of_service_reports
@@ -172,9 +173,13 @@ def start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: str
 
 
 def run_fingerprint(config: RunConfig, dataset_sha: str, toolchain: Toolchain) -> str:
-    """What a run folder's results depend on (``manifests.fingerprint``), for this config."""
+    """What a run folder's results depend on (``manifests.fingerprint``), for this config. Of the lint
+    profile, the languages the run covers (``dataset.languages``, default every registered one): a
+    change to another language's settings file leaves the folder resumable."""
     profile = load_profile(config.validation.lint_profile)
-    return manifests.fingerprint(config, dataset_sha, toolchain.toolchain_id, profile.config_id)
+    covered = config.dataset.languages or language_names()
+    config_ids = {language: profile.config_id_of(language) for language in covered}
+    return manifests.fingerprint(config, dataset_sha, toolchain.toolchain_id, config_ids)
 
 
 def finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction: Reduction) -> None:
@@ -194,7 +199,9 @@ def init_ray(config: RunConfig) -> None:
     if ray.is_initialized():
         return
     if config.ray.address or os.environ.get("RAY_ADDRESS"):
-        ray.init(address=config.ray.address, log_to_driver=True)
+        # A cluster's workers do not inherit this process's environment: the languages' plugins go along.
+        plugins = {PLUGINS_ENV: os.environ[PLUGINS_ENV]} if os.environ.get(PLUGINS_ENV) else {}
+        ray.init(address=config.ray.address, log_to_driver=True, runtime_env={"env_vars": plugins} if plugins else None)
         return
     # A local Ray: one logical CPU more than the cores, so that the light stages
     # (replay, shard writes) are never starved by a validation pool using every core.

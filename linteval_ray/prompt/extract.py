@@ -65,8 +65,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from linteval_ray.languages import language as language_spec
 from linteval_ray.languages.base import BareCodeTest
+from linteval_ray.languages.registry import language as language_spec
 from linteval_ray.prompt.reasoning import split_reasoning
 from linteval_ray.schema.record import Language
 

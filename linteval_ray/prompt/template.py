@@ -20,8 +20,8 @@ from typing import Protocol
 import yaml
 
 from linteval_ray.errors import LintEvalError
-from linteval_ray.languages import language as language_spec
-from linteval_ray.languages import languages
+from linteval_ray.languages.registry import language as language_spec
+from linteval_ray.languages.registry import languages
 from linteval_ray.schema.record import Language, LintEvalRecord, LintMessage
 
 

@@ -23,13 +23,14 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 from linteval_ray.config import HealthConfig
+from linteval_ray.languages.registry import language_names
 from linteval_ray.reduce.agreement import LintAgreementMetrics, lint_agreement_metrics
 from linteval_ray.reduce.health import GenerationHealth, generation_health
 from linteval_ray.reduce.intervals import bootstrap_ratio, wilson
 from linteval_ray.reduce.passk import pass_at_k
 from linteval_ray.reduce.ratios import ratio
 from linteval_ray.reduce.rows import AlertCounts, MetricRow, metric_rows
-from linteval_ray.schema import LANGUAGES, ResultRow, Status
+from linteval_ray.schema import ResultRow, Status
 from linteval_ray.schema.table import ResultTable
 
 EXCLUDED_STATUSES = {Status.INVALID_INPUT, Status.INFRA_ERROR}
@@ -177,7 +178,8 @@ def pass_at_ks(rows: Sequence[MetricRow]) -> tuple[dict[str, float], int]:
 def compute(rows: ResultTable | Iterable[ResultRow | MetricRow], health: HealthConfig | None = None) -> RunMetrics:
     all_rows = list(metric_rows(rows))
     scored = [r for r in all_rows if r.status not in EXCLUDED_STATUSES]
-    languages = [*LANGUAGES, *sorted({r.language for r in scored if r.language} - set(LANGUAGES))]
+    known = language_names()  # the built-in languages in the dataset's order, then registered ones
+    languages = [*known, *sorted({r.language for r in scored if r.language} - set(known))]
     by_language = {
         lang: group_metrics([r for r in scored if r.language == lang])
         for lang in languages

@@ -1,6 +1,6 @@
 """Typed models at every boundary: input records, lint messages, result rows."""
 
-from linteval_ray.schema.record import LANGUAGES, Language, LintEvalRecord, LintMessage
+from linteval_ray.schema.record import Language, LintEvalRecord, LintMessage
 from linteval_ray.schema.result import (
     CategoryCount,
     FirstFailure,
@@ -12,7 +12,6 @@ from linteval_ray.schema.result import (
 )
 
 __all__ = [
-    "LANGUAGES",
     "CategoryCount",
     "FirstFailure",
     "Language",

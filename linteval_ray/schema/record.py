@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Language = Literal["cpp", "py3", "java"]
-LANGUAGES: tuple[Language, ...] = ("cpp", "py3", "java")
+from linteval_ray.schema.language import check_language_name
+
+# A language's name: a built-in language or one registered since (linteval_ray/languages/).
+Language = Annotated[str, AfterValidator(check_language_name)]
 
 
 def require_unicode(value: Any) -> Any:

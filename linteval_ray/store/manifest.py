@@ -18,8 +18,9 @@ from linteval_ray.store.folder import RunFolder
 
 # What the fingerprint hashes changed with linteval-ray's versions; a folder of another scheme cannot
 # be resumed by this version, whatever its settings. 2: the settings that can change a result only
-# (speed settings, where files go, credentials left out: config/section.py).
-FINGERPRINT_SCHEME = 2
+# (speed settings, where files go, credentials left out: config/section.py). 3: the lint profile
+# by the identities of the languages the run covers only (``run_fingerprint``).
+FINGERPRINT_SCHEME = 3
 
 
 def now() -> str:
@@ -79,12 +80,13 @@ class Manifest(BaseModel):
         "a restarted worker, or, once its node used up its hand-overs, its rows are infra_error)")
 
 
-def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_id: str) -> str:
+def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_ids: dict[str, str]) -> str:
     """What must not change between a run and its resume: the data, every setting that can change a
     result (model, prompt, sampling, limits, sandbox, filters: ``result_settings``), the tools and the
-    lint profile's files. A speed setting may change (batch sizes, actors, replicas, concurrency)."""
+    lint profile's files of the languages the run covers (language -> its identity in the profile).
+    A speed setting may change (batch sizes, actors, replicas, concurrency)."""
     parts = {"dataset": dataset_sha256, "settings": result_settings(config), "toolchain": toolchain_id,
-             "lint_profile": lint_config_id}
+             "lint_profile": lint_config_ids}
     return digest(parts)
 
 

@@ -3,21 +3,22 @@
 Imports point one way, from the leaves up (nothing below imports anything above it):
 
     probe, locate, recipes   how a tool is probed, found, installed (kinds of value; no toolchain imports)
-      -> tools               the ToolSpec table and every pinned version
-        -> manifest          probes the table's tools; ToolchainManifest and toolchain_id
-          -> discover        default_prefix, ToolchainError, Toolchain (uses manifest)
-        -> install           runs the table's recipes
-            -> check         ToolStatus, CheckReport, the CLI (uses discover and install)
+      -> spec                ToolSpec, a row: languages hold their own (``languages/<lang>/tools.py``)
+        -> tools             the table: the judge's rows and every registered language's (asked at call time)
+          -> manifest        probes the table's tools; ToolchainManifest and toolchain_id
+            -> discover      default_prefix, ToolchainError, Toolchain (uses manifest)
+          -> install         runs the table's recipes
+              -> check       ToolStatus, CheckReport, the CLI (uses discover and install)
 """
 
 from linteval_ray.toolchain.check import CheckReport, ToolStatus, check
 from linteval_ray.toolchain.discover import Toolchain, ToolchainError, default_prefix
 from linteval_ray.toolchain.install import InstallStep, install
 from linteval_ray.toolchain.manifest import ToolchainManifest, ToolInfo
-from linteval_ray.toolchain.tools import TOOLS, ToolSpec, tool
+from linteval_ray.toolchain.spec import ToolSpec
+from linteval_ray.toolchain.tools import tool, tools
 
 __all__ = [
-    "TOOLS",
     "CheckReport",
     "InstallStep",
     "ToolInfo",
@@ -30,4 +31,5 @@ __all__ = [
     "default_prefix",
     "install",
     "tool",
+    "tools",
 ]

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 from linteval_ray.toolchain.discover import PREFIX_ENV, default_prefix, environment_prefix, record_prefix
 from linteval_ray.toolchain.install import InstallStep, install
 from linteval_ray.toolchain.probe import ProbeError
-from linteval_ray.toolchain.tools import TOOLS, ToolSpec, locate_all
+from linteval_ray.toolchain.spec import ToolSpec
+from linteval_ray.toolchain.tools import locate_all, tools
 
 
 class ToolStatus(BaseModel):
@@ -61,8 +62,8 @@ def check(prefix: Path | None = None) -> CheckReport:
     """Probe every tool (nothing raises: problems are in the report)."""
     root = prefix or default_prefix()
     found = locate_all(root)
-    tools = [status_of(spec, root, found[spec.name]) for spec in TOOLS if spec.listed_by_check]
-    return CheckReport(prefix=str(root), tools=tools)
+    statuses = [status_of(spec, root, found[spec.name]) for spec in tools() if spec.listed_by_check]
+    return CheckReport(prefix=str(root), tools=statuses)
 
 
 def format_report(report: CheckReport) -> str:

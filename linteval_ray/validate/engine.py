@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from linteval_ray.config import ValidationConfig
+from linteval_ray.languages.registry import language as language_spec
 from linteval_ray.prompt.extract import Extraction, ExtractionFailure, extract
 from linteval_ray.schema import Language, LintEvalRecord, LintMessage, ResultRow, Status, Verdict
 from linteval_ray.schema.record import to_unicode
@@ -28,7 +29,7 @@ from linteval_ray.validate.cache import ContentCache, default_cache_dir
 from linteval_ray.validate.canary import OUT_OF_SERVICE, wrong_canary
 from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
 from linteval_ray.validate.judge.run import in_words
-from linteval_ray.validate.lint import LintError, Linters, LintOutcome, paper_category
+from linteval_ray.validate.lint import LintError, Linters, LintOutcome
 from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.suppressions import neutralize_added_suppressions
 from linteval_ray.validate.sample_metrics import lint_agreement, sample_metrics
@@ -66,8 +67,7 @@ class Validator:
         self.out_of_service: str | None = None  # why a canary says this worker must not score
         # Program text in rows names these as placeholders (sanitize.py).
         self.host_paths = host_paths({self._scratch: "<scratch>", self.cache.local_dir: "<cache>",
-                                      default_cache_dir(): "<cache>", self.toolchain.pmd_home: "<pmd>",
-                                      self.toolchain.testlib_dir: "<testlib>"})
+                                      default_cache_dir(): "<cache>", **self.toolchain.placeholders()})
         self.limits = Limits(time_floor_s=config.limits.time_floor_s, time_factor=config.limits.time_factor,
                              memory_mb=config.limits.memory_mb, output_mb=config.limits.output_mb)
 
@@ -178,7 +178,7 @@ class Validator:
 
     def _lint_key(self, record: LintEvalRecord) -> str:
         return ContentCache.key("lint", language=record.language, code=record.code,
-                                toolchain=self.toolchain.toolchain_id, config=self.linters.config_id())
+                                toolchain=self.toolchain.toolchain_id, config=self.linters.config_id(record.language))
 
     def _judge(self, w: _Work) -> None:
         assert w.revised_code is not None, "only judgeable rows (they have a revision) are judged"
@@ -307,7 +307,7 @@ class _Work:
         if (r.status == Status.EVALUATED and self.revised_code is not None and r.lint_error is None
                 and self.original_messages is not None and self.revised_messages is not None):
             r.metrics = sample_metrics(self.parsed.code, self.revised_code, self.original_messages,
-                                       self.revised_messages, paper_category)
+                                       self.revised_messages, language_spec(self.parsed.language).paper_category)
         t = self.timings  # the row's own seconds, not a share of the batch's wall time
         t.total_s = t.lint_s + t.prepare_s + t.compile_s + t.tests_s
         r.timings = t

@@ -14,7 +14,7 @@ import pytest
 
 from bench.naive import NaiveHarness, reference_revision
 from linteval_ray.config import ValidationConfig
-from linteval_ray.languages.cpp import gxx_argv
+from linteval_ray.languages import CompileRequest, language
 from linteval_ray.schema.bundled import bundled_path
 from linteval_ray.schema.record import LintEvalRecord
 from linteval_ray.toolchain import Toolchain
@@ -101,10 +101,9 @@ def ctx(toolchain: Toolchain, sandbox: Sandbox, tmp_path_factory: pytest.TempPat
 def test_a_pch_compile_gives_the_same_program_and_verdict(code: str, ctx: JudgeContext):
     problem = prepare_problem(bundled("lr01_cpp_0"), ctx)
     outcomes = {}
-    for label, cache in (("plain", None), ("pch", ctx.cache)):
+    for label, prebuilt in (("plain", False), ("pch", True)):
         out = Path(tempfile.mkdtemp(dir=ctx.scratch)) / "prog"
-        compiled = compile_program("cpp", code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=out,
-                                   cache=cache)
+        compiled = compile_program("cpp", code, ctx, out, prebuilt=prebuilt)
         assert compiled.program is not None, compiled.error
         verdict, _ = decide_verdict(run_tests(compiled.program, problem, ctx))
         outcomes[label] = (verdict.value, (out / "prog").read_bytes())
@@ -113,12 +112,14 @@ def test_a_pch_compile_gives_the_same_program_and_verdict(code: str, ctx: JudgeC
 
 
 def test_the_pch_is_built_once_and_only_offered_where_it_applies(ctx: JudgeContext):
-    folder = precompiled_headers(False, ctx.toolchain, ctx.sandbox, ctx.cache)
+    cpp = language("cpp")
+    folder = precompiled_headers(cpp, False, ctx)
     assert folder is not None and (folder / "bits" / "stdc++.h.gch").stat().st_size > 1 << 20
-    assert precompiled_headers(False, ctx.toolchain, ctx.sandbox, ctx.cache) == folder
-    tools = precompiled_headers(True, ctx.toolchain, ctx.sandbox, ctx.cache)
+    assert precompiled_headers(cpp, False, ctx) == folder
+    tools = precompiled_headers(cpp, True, ctx)
     assert tools is not None and tools != folder and [p.name for p in tools.iterdir()] == ["testlib.h.gch"]
-    argv = gxx_argv("g++", "sol.cpp", for_tools=True, include_dirs=box_include_dirs(with_testlib=True, pch=True))
+    request = CompileRequest(code="", tools={"gxx": "g++"}, for_tools=True,
+                             include_dirs=box_include_dirs(with_testlib=True, pch=True))
+    argv = cpp.compile_command(request).argv
     assert argv[argv.index(PCH_DIR) - 1] == "-I" and argv.index(PCH_DIR) < argv.index("/testlib")  # .gch first
     assert box_include_dirs(with_testlib=False, pch=False) == ()
-    assert precompiled_headers(False, ctx.toolchain, ctx.sandbox, None) is None  # no cache: no PCH

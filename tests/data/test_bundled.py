@@ -19,7 +19,8 @@ from types import ModuleType
 import pytest
 
 from linteval_ray.config import TestLimits as Limits  # aliased: pytest would collect Test*
-from linteval_ray.schema.record import LANGUAGES, LintEvalRecord
+from linteval_ray.languages import language_names
+from linteval_ray.schema.record import LintEvalRecord
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.cache import ContentCache, default_cache_dir
 from linteval_ray.validate.judge import JudgeContext, PreparedProblem, judge_revision, prepare_problem
@@ -27,6 +28,8 @@ from linteval_ray.validate.judge.commands import parse_generator_cmd
 from linteval_ray.validate.lint import Linters
 from linteval_ray.validate.sample_metrics import remaining_count
 from linteval_ray.validate.sandbox import SandboxError, make_sandbox
+
+LANGUAGES = language_names()
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 

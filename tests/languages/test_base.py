@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from linteval_ray.languages.base import NO_ENV, frozen_env, stack_limit_prefix
-from linteval_ray.validate.sandbox.process import PRLIMIT
+from linteval_ray.languages.base import NO_ENV, frozen_env
+from linteval_ray.validate.sandbox.process import PRLIMIT, stack_limit_prefix
 from tests.languages.toy import TOY
 
 

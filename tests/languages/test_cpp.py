@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from linteval_ray.languages import CompileRequest, RunRequest, language
-from linteval_ray.languages.cpp import CXX_FLAGS, TOOL_CXX_FLAGS, gxx_argv
+from linteval_ray.languages.cpp.commands import CXX_FLAGS, TOOL_CXX_FLAGS
 from linteval_ray.validate.sandbox.process import PRLIMIT
 
 CPP = language("cpp")
@@ -24,7 +24,7 @@ int main() {
 
 
 def request(**overrides: object) -> CompileRequest:
-    fields: dict[str, object] = {"code": "int main() {}", "gxx": "/usr/bin/g++", "javac": "javac", "python": "python3"}
+    fields: dict[str, object] = {"code": "int main() {}", "tools": {"gxx": "/usr/bin/g++"}}
     return CompileRequest(**{**fields, **overrides})  # type: ignore[arg-type]
 
 
@@ -49,17 +49,17 @@ def test_testlib_tools_compile_at_o1_with_their_include_folders_in_order() -> No
 
 
 def test_a_run_may_grow_its_stack_to_the_memory_limit_and_needs_no_more_address_space() -> None:
-    argv = CPP.run_argv(RunRequest(entry="prog", program_dir="/prog", memory_mb=256, java="java", python="python3",
+    argv = CPP.run_argv(RunRequest(entry="prog", program_dir="/prog", memory_mb=256, tools={},
                                    args=("a", "b")))
     assert argv == [PRLIMIT, f"--stack={256 << 20}", "--", "/prog/prog", "a", "b"]
     assert CPP.address_space_mb(256) == 256
     assert CPP.run_env() == {} and CPP.compile_env() is None
-    assert CPP.precompiled_headers and not CPP.interpreted
+    assert CPP.precompiled_headers is not None and CPP.interpreter is None
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
 def test_online_judge_is_defined_as_on_codeforces(tmp_path: Path) -> None:
     (tmp_path / "sol.cpp").write_text(ONLINE_JUDGE_PROGRAM)
-    subprocess.run(gxx_argv("g++", "sol.cpp"), cwd=tmp_path, check=True)
+    subprocess.run(CPP.compile_command(request(tools={"gxx": "g++"})).argv, cwd=tmp_path, check=True)
     run = subprocess.run([str(tmp_path / "prog")], cwd=tmp_path, input=b"", capture_output=True, check=True)
     assert run.stdout == b"judged\n"  # no input.txt needed

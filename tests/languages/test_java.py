@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from linteval_ray.languages import CompileRequest, RunRequest, language
-from linteval_ray.languages.java import JAVAC_FLAGS, java_file_and_main_class
+from linteval_ray.languages.java.commands import JAVAC_FLAGS, java_file_and_main_class
 
 JAVA = language("java")
 
@@ -44,15 +44,15 @@ def test_java_file_is_named_after_the_public_class_and_main_class_is_run(
 
 def test_the_compile_command_writes_the_file_javac_expects_and_runs_the_main_class() -> None:
     code = "package p;\npublic class Task { public static void main(String[] a) {} }"
-    command = JAVA.compile_command(CompileRequest(code=code, gxx="g++", javac="/usr/bin/javac", python="python3"))
+    command = JAVA.compile_command(CompileRequest(code=code, tools={"javac": "/usr/bin/javac"}))
     assert command.source == "Task.java" and command.entry == "p.Task"
     assert command.argv == ("/usr/bin/javac", *JAVAC_FLAGS, "-d", ".", "Task.java")
     assert JAVA.source_file == "Main.java"  # when the code names no public class; what PMD lints
 
 
 def test_a_run_gets_the_memory_limit_as_heap_and_a_deep_stack() -> None:
-    argv = JAVA.run_argv(RunRequest(entry="p.Task", program_dir="/prog", memory_mb=256, java="/usr/bin/java",
-                                    python="python3", args=("x",)))
+    argv = JAVA.run_argv(RunRequest(entry="p.Task", program_dir="/prog", memory_mb=256, tools={"java": "/usr/bin/java"},
+                                    args=("x",)))
     assert argv[:2] == ["/usr/bin/java", "-Xmx256m"] and argv[-4:] == ["-cp", "/prog", "p.Task", "x"]
     assert {"-Xss64m", "-DONLINE_JUDGE=true", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m"} <= set(argv)
 
@@ -60,4 +60,4 @@ def test_a_run_gets_the_memory_limit_as_heap_and_a_deep_stack() -> None:
 def test_the_jvm_gets_address_space_beyond_its_heap_and_few_malloc_arenas() -> None:
     assert JAVA.address_space_mb(256) == 256 + 2048  # ~1 GB of it for the program's thread stacks
     assert JAVA.run_env() == JAVA.compile_env() == {"MALLOC_ARENA_MAX": "2"}
-    assert not JAVA.interpreted and not JAVA.precompiled_headers
+    assert JAVA.interpreter is None and JAVA.precompiled_headers is None

@@ -1,9 +1,12 @@
-"""A language no module registers, for tests of the registry and of its readers."""
+"""A language no package holds, for tests of the registry and of its readers."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from linteval_ray.languages import CompileCommand, CompileRequest, LanguageSpec, RunRequest
-from linteval_ray.validate.lint.base import Linter
+from linteval_ray.validate.lint.base import Linter, LinterSetup, LintOutcome
+from linteval_ray.validate.lint.directives import SuppressionRules
 
 
 def _compile(request: CompileRequest) -> CompileCommand:
@@ -14,20 +17,38 @@ def _run(request: RunRequest) -> list[str]:
     return [f"{request.program_dir}/{request.entry}", *request.args]
 
 
-def _no_linter() -> type[Linter]:
+class ToyLint(Linter):
+    tool = "toylint"
+    adapter_version = "1"
+    file_name = "main.toy"
+
+    @classmethod
+    def create(cls, setup: LinterSetup) -> ToyLint:
+        raise NotImplementedError("the toy language has no linter")
+
+    def lint_each(self, codes: list[str]) -> list[LintOutcome]:
+        raise NotImplementedError("the toy language has no linter")
+
+
+def _derive(checks: set[str], base: Path, tools: object) -> str:
     raise NotImplementedError("the toy language has no linter")
 
 
 TOY = LanguageSpec(
-    name="toy",  # type: ignore[arg-type]  # not in schema.record.Language: tests only
+    name="toy",
     display_name="Toy",
     prompt_fence_tag="toy",
     fence_tags=frozenset({"toy"}),
     bare_code_test="not_prose",
     source_file="main.toy",
-    linter_tool="toylint",
+    linter=ToyLint,
     linter_name="ToyLint",
-    linter_class=_no_linter,
+    lint_config="toylint.cfg",
+    profiles_dir=Path(__file__).with_name("toy-profiles"),
+    alert_families={},
+    suppressions=SuppressionRules(find=lambda code: []),
+    derive_config=_derive,
+    tools=(),
     compile_command=_compile,
     run_argv=_run,
 )

@@ -43,10 +43,11 @@ RUN_LIMIT = 3
 RESOURCES = (
     "linteval_ray/prompt/prompts/v1.yaml",
     "linteval_ray/load/bundled/linteval_bundled.jsonl",
-    "linteval_ray/validate/lint/PmdServer.java",
-    *(f"linteval_ray/validate/lint/profiles/{profile}/{name}"
+    "linteval_ray/languages/java/PmdServer.java",
+    *(f"linteval_ray/validate/lint/profiles/{profile}/profile.yaml" for profile in ("linteval", "broad")),
+    *(f"linteval_ray/languages/{language}/profiles/{profile}/{name}"
       for profile in ("linteval", "broad")
-      for name in ("profile.yaml", "clang-tidy.yaml", "pylintrc", "pmd-ruleset.xml")),
+      for language, name in (("cpp", "clang-tidy.yaml"), ("py3", "pylintrc"), ("java", "pmd-ruleset.xml"))),
 )
 
 

@@ -13,6 +13,7 @@ from linteval_ray.generate.registry import build_backend
 from linteval_ray.pipeline.run import RunMismatchError, start_manifest
 from linteval_ray.store import RunFolder
 from linteval_ray.toolchain import Toolchain
+from linteval_ray.validate.lint.profiles import copy_profile, load_profile
 
 REPLAY: list[str] = []
 VLLM = ['generation.vllm.model="org/model"']
@@ -88,3 +89,17 @@ def test_no_credential_reaches_the_manifest(tmp_path: Path, toolchain: Toolchain
     manifest = json.loads((tmp_path / "vllm" / "manifest.json").read_text())
     assert manifest["config"]["generation"]["vllm"]["env_vars"] == {"HF_TOKEN": "***"}  # which variables, not values
     assert json.loads(written[0])["model"] == "endpoint:https://10.0.0.5:8000/v1"  # named by its URL, unsigned
+
+
+def test_a_change_to_one_languages_lint_settings_leaves_other_languages_run_folders_resumable(
+        tmp_path: Path, toolchain: Toolchain):
+    profile = copy_profile(load_profile("linteval"), tmp_path / "profile")
+    runs = {name: [f"validation.lint_profile={profile.path}", f'dataset.languages=["{name}"]']
+            for name in ("cpp", "py3")}
+    for name, settings in runs.items():
+        claim(tmp_path / name, load_config(None, settings), toolchain)
+    with open(profile.path / "pylintrc", "a") as fh:
+        fh.write("max-line-length=80\n")
+    assert claim(tmp_path / "cpp", load_config(None, runs["cpp"]), toolchain)["attempts"] == 2
+    with pytest.raises(RunMismatchError, match="with other data, model, prompt, sampling, limits or tools"):
+        claim(tmp_path / "py3", load_config(None, runs["py3"]), toolchain)

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 import pytest
 
 from linteval_ray.config import PoolConfig, TestLimits, ValidationConfig
+from linteval_ray.languages.java.pmd import Pmd
 from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
 from linteval_ray.validate.engine import Validator
-from linteval_ray.validate.lint.pmd import Pmd
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 

@@ -14,12 +14,12 @@ from linteval_ray.toolchain.discover import environment_prefix, record_prefix, r
 
 
 def test_discover_finds_every_tool_on_this_machine(toolchain: Toolchain) -> None:
-    assert Path(toolchain.gxx).name == "g++"
+    assert Path(toolchain.path("gxx")).name == "g++"
     # the PyPI wheel's binary, not Debian's /usr/bin/clang-tidy
-    assert "clang_tidy" in toolchain.clang_tidy and Path(toolchain.clang_tidy).is_file()
-    assert (toolchain.pmd_home / "lib").is_dir()
+    assert "clang_tidy" in toolchain.path("clang_tidy") and Path(toolchain.path("clang_tidy")).is_file()
+    assert (Path(toolchain.path("pmd")) / "lib").is_dir()
     assert toolchain.testlib_h.is_file()
-    assert Path(toolchain.javac).name == "javac"
+    assert Path(toolchain.path("javac")).name == "javac"
 
 
 def test_empty_prefix_names_missing_tools_and_their_install_commands(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
-from linteval_ray.toolchain import TOOLS, Toolchain, ToolchainManifest, ToolInfo, tool
+from linteval_ray.toolchain import Toolchain, ToolchainManifest, ToolInfo, tool, tools
 from linteval_ray.toolchain.probe import PinnedDigest
 from linteval_ray.toolchain.recipes import WheelMember
+
+TOOLS = tools()
 
 
 def test_manifest_has_the_pinned_versions(toolchain: Toolchain) -> None:

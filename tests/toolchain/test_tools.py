@@ -10,12 +10,15 @@ from pathlib import Path
 import pytest
 
 from linteval_ray.errors import LintEvalError
-from linteval_ray.toolchain import TOOLS, Toolchain, ToolchainError, ToolSpec
+from linteval_ray.languages import languages
+from linteval_ray.toolchain import Toolchain, ToolchainError, ToolSpec, tools
 from linteval_ray.toolchain.locate import Locator
 from linteval_ray.toolchain.probe import Probe
 from linteval_ray.toolchain.recipes import AptPackage, NpmPackage, PipPackage, WheelMember
-from linteval_ray.toolchain.tools import Pin
+from linteval_ray.toolchain.spec import Pin
+from linteval_ray.toolchain.tools import JUDGE_TOOLS
 
+TOOLS = tools()
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "linteval_ray" / "toolchain"
 MODULES = sorted(f"linteval_ray.toolchain.{p.stem}" for p in PACKAGE_DIR.glob("*.py") if p.stem != "__main__")
 
@@ -39,10 +42,11 @@ def test_every_tool_is_found_and_probed_on_this_machine(spec: ToolSpec, toolchai
     assert spec.pin.accepts(info.version), (spec.name, info.version, spec.pin.expected)
 
 
-def test_toolchain_fields_are_the_table_attributes() -> None:
-    attributes = {spec.attribute for spec in TOOLS if spec.attribute}
-    assert attributes == set(Toolchain.model_fields) - {"prefix", "python"}
+def test_the_table_is_the_judges_rows_and_each_languages_once() -> None:
+    rows = [*JUDGE_TOOLS, *(row for spec in languages() for row in spec.tools)]
+    assert {spec.name for spec in TOOLS} == {row.name for row in rows}
     assert len({spec.name for spec in TOOLS}) == len(TOOLS)
+    assert {row.name for row in languages()[0].tools} == {"gxx", "clang_tidy"}  # C++'s rows live in its package
 
 
 def test_pins() -> None:

@@ -1,12 +1,13 @@
-"""Compile a program (C++, Java, Python) inside the sandbox into a runnable artifact.
+"""Compile a program of any registered language inside the sandbox into a runnable artifact.
 
 What each language compiles and runs with (flags, file names, command lines, address-space
-overhead, environment) is in its ``linteval_ray.languages`` module; each of those decisions
+overhead, environment) is in its package (``linteval_ray/languages/<lang>/``); each of those decisions
 changes which programs pass. This module applies them in the box: the source is written to
 the spec's file name, the compiler runs under ``COMPILE_MEMORY_MB``, and a compiled program
 is mounted read-only at ``PROGRAM_DIR`` for its runs.
 
-Precompiled headers (C++, only when a ``ContentCache`` is given; binaries are byte-identical):
+Precompiled headers (a spec's ``precompiled_headers``: C++; unless ``prebuilt=False``; binaries
+are byte-identical):
 - a program that includes ``<bits/stdc++.h>`` gets ``-I /pch`` holding ``bits/stdc++.h.gch``
   (1.3 -> 0.4 s). Never force-included: that breaks valid code that does not include it
   (a global ``int count;`` becomes ambiguous). g++ itself uses the .gch only where it is
@@ -35,26 +36,22 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from linteval_ray.languages import CompileCommand, CompileRequest, LanguageSpec, RunRequest
-from linteval_ray.languages import language as language_spec
-from linteval_ray.schema.record import Language
+from linteval_ray.languages.base import CompileCommand, CompileRequest, LanguageSpec, PrecompiledHeaders, RunRequest
+from linteval_ray.languages.registry import language as language_spec
 from linteval_ray.validate.cache import ContentCache
-from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox
+from linteval_ray.validate.judge.context import JudgeContext
+from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
 from linteval_ray.validate.sandbox.process import cpu_limit_s
 from linteval_ray.validate.scratch import disk_is_full, free_bytes, remove_tree, work_dir
-
-if TYPE_CHECKING:
-    from linteval_ray.toolchain import Toolchain
 
 log = logging.getLogger(__name__)
 
 PROGRAM_DIR = "/prog"  # where a compiled program is mounted (read-only) in the box
 TESTLIB_DIR = "/testlib"  # where the directory holding testlib.h is mounted for tools
-PCH_DIR = "/pch"  # where a folder of precompiled headers is mounted (read-only) for g++
+PCH_DIR = "/pch"  # where a folder of precompiled headers is mounted (read-only) for the compiler
 ARCHIVE_DIR = "/compiler-archive"  # where the folder of a compiler's class-data archive is mounted
 ARCHIVE_FILE = "classes.jsa"
 
@@ -66,28 +63,31 @@ COMPILE_ERROR_CAP = 8000  # characters of compiler output kept in a result
 class CompiledProgram(BaseModel):
     """A runnable program: its artifacts on the host and how to start it in the box."""
 
-    language: Language
+    language: str
     artifact_dir: Path = Field(description=f"host directory, mounted read-only at {PROGRAM_DIR}")
-    entry: str = Field(description="C++ binary, Java main class or Python file inside artifact_dir")
-    python: str = "/usr/bin/python3"
-    java: str = "/usr/bin/java"
+    entry: str = Field(description="the binary, main class or script inside artifact_dir")
+    tools: dict[str, str] = Field(description="tool name -> path, for its run command (JudgeContext.tool_paths)")
+
+    @property
+    def spec(self) -> LanguageSpec:
+        return language_spec(self.language)
 
     def mount(self) -> Mount:
         return Mount(src=self.artifact_dir, dst=PROGRAM_DIR)
 
     def argv(self, memory_mb: int, args: list[str] | None = None) -> list[str]:
         """Command line inside the box for a run under ``memory_mb``."""
-        request = RunRequest(entry=self.entry, program_dir=PROGRAM_DIR, memory_mb=memory_mb, java=self.java,
-                             python=self.python, args=tuple(args or ()))
-        return language_spec(self.language).run_argv(request)
+        request = RunRequest(entry=self.entry, program_dir=PROGRAM_DIR, memory_mb=memory_mb, tools=self.tools,
+                             args=tuple(args or ()))
+        return self.spec.run_argv(request)
 
     def address_space_mb(self, memory_mb: int) -> int:
         """RLIMIT_AS for a run whose memory limit is ``memory_mb`` (the runtime's overhead added)."""
-        return language_spec(self.language).address_space_mb(memory_mb)
+        return self.spec.address_space_mb(memory_mb)
 
     def env(self) -> dict[str, str]:
         """Environment of every run of this program (the original's and revisions' alike)."""
-        return language_spec(self.language).run_env()
+        return self.spec.run_env()
 
 
 class CompileOutcome(BaseModel):
@@ -111,36 +111,29 @@ class CompileOutcome(BaseModel):
         return self.timed_out or self.killed
 
 
-def compile_program(
-    language: Language,
-    code: str,
-    *,
-    sandbox: Sandbox,
-    toolchain: Toolchain,
-    out_dir: Path,
-    timeout_s: float = 120.0,
-    python: str = "/usr/bin/python3",
-    with_testlib: bool = False,
-    cache: ContentCache | None = None,
-) -> CompileOutcome:
-    """Compile ``code`` in the sandbox; artifacts land in ``out_dir`` (created, must be new).
-    ``cache``: where the node's precompiled headers live (None: no PCH)."""
+def compile_program(language: str, code: str, ctx: JudgeContext, out_dir: Path, *,
+                    with_testlib: bool = False, prebuilt: bool = True) -> CompileOutcome:
+    """Compile ``code`` in the context's sandbox under its compile time limit; artifacts land in
+    ``out_dir`` (created, must be new). ``prebuilt``: with the node's precompiled headers and
+    compiler archive (built once into the context's cache; same program, faster compile)."""
     out_dir.mkdir(parents=True, exist_ok=False)
     started = time.monotonic()
     spec = language_spec(language)
-    mounts, include_dirs = _compiler_view(spec, code, with_testlib, toolchain, sandbox, cache)
-    archive = compiler_archive(spec, toolchain, sandbox, cache)
+    tools = ctx.tool_paths()
+    mounts, include_dirs = _compiler_view(spec, code, with_testlib, ctx, prebuilt)
+    archive = compiler_archive(spec, ctx) if prebuilt else None
     if archive is not None:
         mounts.append(Mount(src=archive, dst=ARCHIVE_DIR))
     command = spec.compile_command(CompileRequest(
-        code=code, gxx=toolchain.gxx, javac=toolchain.javac, python=python, for_tools=with_testlib,
-        include_dirs=include_dirs, compiler_archive=f"{ARCHIVE_DIR}/{ARCHIVE_FILE}" if archive else None,
+        code=code, tools=tools, for_tools=with_testlib, include_dirs=include_dirs,
+        compiler_archive=f"{ARCHIVE_DIR}/{ARCHIVE_FILE}" if archive else None,
     ))
     # surrogatepass: undecodable input bytes reach the compiler as the linter saw them (not an exception)
     (out_dir / command.source).write_bytes(code.encode("utf-8", "surrogatepass"))
-    limits = RunLimits(wall_s=timeout_s, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20, file_size_mb=256,
-                       tmp_mb=COMPILE_TMP_MB)
-    result = sandbox.run(list(command.argv), workdir=out_dir, limits=limits, mounts=mounts, env=spec.compile_env())
+    limits = RunLimits(wall_s=ctx.limits.compile_timeout_s, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20,
+                       file_size_mb=256, tmp_mb=COMPILE_TMP_MB)
+    result = ctx.sandbox.run(list(command.argv), workdir=out_dir, limits=limits, mounts=mounts,
+                             env=spec.compile_env())
     seconds = time.monotonic() - started
     if not result.ok:
         error = describe_compile_failure(result)
@@ -152,122 +145,93 @@ def compile_program(
         killed = result.signal is not None or result.cpu_s >= cpu_limit_s(limits)
         return CompileOutcome(error=error, timed_out=result.timed_out, killed=killed, seconds=seconds)
     _make_readable(out_dir)
-    program = CompiledProgram(
-        language=language, artifact_dir=out_dir, entry=command.entry, python=python, java=toolchain.java
-    )
+    program = CompiledProgram(language=language, artifact_dir=out_dir, entry=command.entry, tools=tools)
     return CompileOutcome(program=program, seconds=seconds)
 
 
-def _compiler_view(
-    spec: LanguageSpec, code: str, with_testlib: bool, toolchain: Toolchain, sandbox: Sandbox,
-    cache: ContentCache | None,
-) -> tuple[list[Mount], tuple[str, ...]]:
-    """What the compiler sees besides the source (testlib for tools, precompiled headers for
-    g++) and the include folders to search, in order."""
-    mounts = [Mount(src=Path(toolchain.testlib_dir), dst=TESTLIB_DIR)] if with_testlib else []
+def _compiler_view(spec: LanguageSpec, code: str, with_testlib: bool, ctx: JudgeContext, prebuilt: bool
+                   ) -> tuple[list[Mount], tuple[str, ...]]:
+    """What the compiler sees besides the source (testlib for tools, precompiled headers) and
+    the include folders to search, in order."""
+    mounts = [Mount(src=ctx.toolchain.testlib_dir, dst=TESTLIB_DIR)] if with_testlib else []
     pch = None
-    if spec.precompiled_headers and _wants_pch(code, with_testlib):
-        pch = precompiled_headers(with_testlib, toolchain, sandbox, cache)
+    if prebuilt and spec.precompiled_headers is not None and _wants_pch(spec.precompiled_headers, code, with_testlib):
+        pch = precompiled_headers(spec, with_testlib, ctx)
     if pch is not None:
         mounts.append(Mount(src=pch, dst=PCH_DIR))
     return mounts, box_include_dirs(with_testlib=with_testlib, pch=pch is not None)
 
 
 def box_include_dirs(*, with_testlib: bool, pch: bool) -> tuple[str, ...]:
-    """The include folders in the box, in search order: the PCH folder first, so g++ finds
-    ``<header>.gch`` before the header itself."""
+    """The include folders in the box, in search order: the PCH folder first, so the compiler
+    finds ``<header>.gch`` before the header itself."""
     return (*([PCH_DIR] if pch else []), *([TESTLIB_DIR] if with_testlib else []))
 
 
-def compile_cached(
-    language: Language,
-    code: str,
-    *,
-    cache: ContentCache,
-    sandbox: Sandbox,
-    toolchain: Toolchain,
-    scratch: Path,
-    timeout_s: float = 120.0,
-    python: str = "/usr/bin/python3",
-    with_testlib: bool = False,
-) -> CompileOutcome:
+def compile_cached(language: str, code: str, ctx: JudgeContext, *, with_testlib: bool = False) -> CompileOutcome:
     """``compile_program`` once per content: failures are cached too (they are deterministic)."""
-    key = cache.key(
+    spec = language_spec(language)
+    key = ctx.cache.key(
         "tool" if with_testlib else "compile",  # "tool": single flight, counted apart in the manifest
         language=language,
         code=code,
-        toolchain=toolchain.toolchain_id,
-        flags=_compile_key_flags(language, with_testlib, python),
+        toolchain=ctx.toolchain.toolchain_id,
+        flags=_compile_key_flags(spec, with_testlib, ctx),
     )
-    meta = cache.get_json(key)
+    meta = ctx.cache.get_json(key)
     if meta is not None:
         if meta["error"] is not None:
             return CompileOutcome(error=meta["error"])
-        artifact_dir = cache.get_dir(key)
+        artifact_dir = ctx.cache.get_dir(key)
         if artifact_dir is not None:
-            program = CompiledProgram(
-                language=language, artifact_dir=artifact_dir, entry=meta["entry"], python=python, java=toolchain.java
-            )
+            program = CompiledProgram(language=language, artifact_dir=artifact_dir, entry=meta["entry"],
+                                      tools=ctx.tool_paths())
             return CompileOutcome(program=program)
-    with work_dir(scratch, "compile-") as tmp:
-        outcome = compile_program(
-            language,
-            code,
-            sandbox=sandbox,
-            toolchain=toolchain,
-            out_dir=tmp / "out",
-            timeout_s=timeout_s,
-            python=python,
-            with_testlib=with_testlib,
-            cache=cache,
-        )
+    with work_dir(ctx.scratch, "compile-") as tmp:
+        outcome = compile_program(language, code, ctx, tmp / "out", with_testlib=with_testlib)
         if outcome.program is not None:
-            cached_dir = cache.put_dir(key, outcome.program.artifact_dir)
+            cached_dir = ctx.cache.put_dir(key, outcome.program.artifact_dir)
             outcome.program = outcome.program.model_copy(update={"artifact_dir": cached_dir})
-            cache.put_json(key, {"error": None, "entry": outcome.program.entry})
+            ctx.cache.put_json(key, {"error": None, "entry": outcome.program.entry})
         elif not outcome.interrupted:  # a timeout or kill may be the machine's load, not the code
-            cache.put_json(key, {"error": outcome.error, "entry": None})
+            ctx.cache.put_json(key, {"error": outcome.error, "entry": None})
     return outcome
 
 
-def _compile_key_flags(language: Language, with_testlib: bool, python: str) -> list[object]:
-    """What a compile depends on besides code and toolchain. g++'s and javac's flags both, for
-    every language: coarser than needed, but it is how the cache's existing entries are keyed."""
-    interpreter = python if language_spec(language).interpreted else None
-    return [cxx_flags(with_testlib), language_spec("java").flags(with_testlib), with_testlib, interpreter]
-
-
-def cxx_flags(for_tools: bool) -> tuple[str, ...]:
-    """g++'s flags for a submission or a testlib tool (precompiled headers must match them)."""
-    return language_spec("cpp").flags(for_tools)
+def _compile_key_flags(spec: LanguageSpec, with_testlib: bool, ctx: JudgeContext) -> list[object]:
+    """What a compile depends on besides code and toolchain: the language's own flags, and the
+    interpreter's path for a language run from source."""
+    interpreter = ctx.tool_paths()[spec.interpreter] if spec.interpreter else None
+    return [spec.flags(with_testlib), with_testlib, interpreter]
 
 
 # -- precompiled headers -----------------------------------------------------------------------
 
-_INCLUDES_STDCPP = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<bits/stdc\+\+\.h>", re.MULTILINE)
-STDCPP_WRAPPER = "#include <bits/stdc++.h>\n"
+WRAPPER = "wrapper.h"  # includes the program header, precompiled under that header's name
 PCH_BUILD_TIMEOUT_S = 300.0
 # (root, key) -> a PCH or compiler-archive folder, or None after a failed build
 _node_folders: dict[tuple[str, str], Path | None] = {}
 
 
-def _wants_pch(code: str, with_testlib: bool) -> bool:
-    return with_testlib or _INCLUDES_STDCPP.search(code) is not None
+def _wants_pch(pch: PrecompiledHeaders, code: str, with_testlib: bool) -> bool:
+    return with_testlib or _includes(pch.program_header).search(code) is not None
 
 
-def precompiled_headers(
-    for_tools: bool, toolchain: Toolchain, sandbox: Sandbox, cache: ContentCache | None
-) -> Path | None:
-    """The folder to mount at ``PCH_DIR``: ``testlib.h.gch`` for testlib tools, else
-    ``bits/stdc++.h.gch``; built on first use. None without a cache or if the build failed
-    (the compile then parses headers as usual: slower, same result)."""
-    if cache is None:
-        return None
-    header = toolchain.testlib_h.read_bytes() if for_tools else STDCPP_WRAPPER.encode()
-    gxx = toolchain.manifest().tools["gxx"]
-    key = ContentCache.key("pch", tools=for_tools, gxx=[gxx.path, gxx.version, gxx.sha256], flags=cxx_flags(for_tools),
-                           header=hashlib.sha256(header).hexdigest())
-    return _built_once(cache.local_dir / "pch", key, lambda out: _build_pch(out, for_tools, toolchain, sandbox))
+def _includes(header: str) -> re.Pattern[str]:
+    return re.compile(rf"^[ \t]*#[ \t]*include[ \t]*<{re.escape(header)}>", re.MULTILINE)
+
+
+def precompiled_headers(spec: LanguageSpec, for_tools: bool, ctx: JudgeContext) -> Path | None:
+    """The folder to mount at ``PCH_DIR``: ``testlib.h.gch`` for testlib tools, else the
+    precompiled program header (``bits/stdc++.h.gch``); built on first use. None if the build
+    failed (the compile then parses headers as usual: slower, same result)."""
+    pch = spec.precompiled_headers
+    assert pch is not None, "only a language with precompiled headers asks for them"
+    header = ctx.toolchain.testlib_h.read_bytes() if for_tools else f"#include <{pch.program_header}>\n".encode()
+    compiler = ctx.toolchain.manifest().tools[pch.compiler]
+    key = ContentCache.key("pch", tools=for_tools, compiler=[compiler.path, compiler.version, compiler.sha256],
+                           flags=spec.flags(for_tools), header=hashlib.sha256(header).hexdigest())
+    return _built_once(ctx.cache.local_dir / "pch", key, lambda out: _build_pch(out, spec, pch, for_tools, ctx))
 
 
 def _built_once(root: Path, key: str, build: Callable[[Path], bool]) -> Path | None:
@@ -304,58 +268,59 @@ def _published(root: Path, key: str, build: Callable[[Path], bool]) -> Path | No
     return final
 
 
-def _build_pch(out: Path, for_tools: bool, toolchain: Toolchain, sandbox: Sandbox) -> bool:
-    """g++ -x c++-header in the box, with the flags programs are compiled with."""
+def _build_pch(out: Path, spec: LanguageSpec, pch: PrecompiledHeaders, for_tools: bool, ctx: JudgeContext) -> bool:
+    """The compiler on the header (``-x <header language>``) in the box, with the flags programs
+    are compiled with."""
+    compiler = [ctx.tool_paths()[pch.compiler], *spec.flags(for_tools)]
     if for_tools:
-        mounts = [Mount(src=Path(toolchain.testlib_dir), dst=TESTLIB_DIR)]
-        argv = [toolchain.gxx, *cxx_flags(True), "-I", TESTLIB_DIR, "-x", "c++-header", f"{TESTLIB_DIR}/testlib.h",
+        mounts = [Mount(src=ctx.toolchain.testlib_dir, dst=TESTLIB_DIR)]
+        argv = [*compiler, "-I", TESTLIB_DIR, "-x", pch.header_language, f"{TESTLIB_DIR}/testlib.h",
                 "-o", "testlib.h.gch"]
     else:
         mounts = []
-        (out / "bits").mkdir()
-        (out / "stdcpp.h").write_text(STDCPP_WRAPPER)
-        argv = [toolchain.gxx, *cxx_flags(False), "-x", "c++-header", "stdcpp.h", "-o", "bits/stdc++.h.gch"]
+        target = out / f"{pch.program_header}.gch"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (out / WRAPPER).write_text(f"#include <{pch.program_header}>\n")
+        argv = [*compiler, "-x", pch.header_language, WRAPPER, "-o", f"{pch.program_header}.gch"]
     limits = RunLimits(wall_s=PCH_BUILD_TIMEOUT_S, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20,
                        file_size_mb=512, tmp_mb=COMPILE_TMP_MB)
-    result = sandbox.run(argv, workdir=out, limits=limits, mounts=mounts)
+    result = ctx.sandbox.run(argv, workdir=out, limits=limits, mounts=mounts)
     if not result.ok:
         log.warning("precompiled header build failed (compiling without it): %s", describe_compile_failure(result))
         return False
-    (out / "stdcpp.h").unlink(missing_ok=True)
+    (out / WRAPPER).unlink(missing_ok=True)
     return True
 
 
 # -- compiler archives ------------------------------------------------------------------------
 
 
-def compiler_archive(spec: LanguageSpec, toolchain: Toolchain, sandbox: Sandbox,
-                     cache: ContentCache | None) -> Path | None:
-    """The folder holding ``ARCHIVE_FILE`` for ``spec``'s compiler, built on first use; None
-    without a cache, for a compiler that has none, or if the build failed (compiles go on
-    without it: slower, same output)."""
-    if cache is None or spec.compiler_archive_warmup is None:
+def compiler_archive(spec: LanguageSpec, ctx: JudgeContext) -> Path | None:
+    """The folder holding ``ARCHIVE_FILE`` for ``spec``'s compiler, built on first use; None for
+    a compiler that has none, or if the build failed (compiles go on without it: slower, same
+    output)."""
+    if spec.compiler_archive_warmup is None:
         return None
     # Every tool's version and hash: coarser than needed, and a rebuild is cheap.
-    key = ContentCache.key("compiler-archive", language=spec.name, argv=_warmup_command(spec, toolchain).argv,
-                           toolchain=toolchain.toolchain_id)
-    return _built_once(cache.local_dir / "compiler-archive", key,
-                       lambda out: _build_archive(out, spec, toolchain, sandbox))
+    key = ContentCache.key("compiler-archive", language=spec.name, argv=_warmup_command(spec, ctx).argv,
+                           toolchain=ctx.toolchain.toolchain_id)
+    return _built_once(ctx.cache.local_dir / "compiler-archive", key, lambda out: _build_archive(out, spec, ctx))
 
 
-def _warmup_command(spec: LanguageSpec, toolchain: Toolchain) -> CompileCommand:
+def _warmup_command(spec: LanguageSpec, ctx: JudgeContext) -> CompileCommand:
     """The warm-up compile, which writes the archive into its working folder at exit."""
     return spec.compile_command(CompileRequest(
-        code=spec.compiler_archive_warmup or "", gxx=toolchain.gxx, javac=toolchain.javac, python="",
-        compiler_archive=ARCHIVE_FILE, dump_archive=True))
+        code=spec.compiler_archive_warmup or "", tools=ctx.tool_paths(), compiler_archive=ARCHIVE_FILE,
+        dump_archive=True))
 
 
-def _build_archive(out: Path, spec: LanguageSpec, toolchain: Toolchain, sandbox: Sandbox) -> bool:
+def _build_archive(out: Path, spec: LanguageSpec, ctx: JudgeContext) -> bool:
     """The warm-up compile in the box, in ``out``; all it leaves there is the archive."""
-    command = _warmup_command(spec, toolchain)
+    command = _warmup_command(spec, ctx)
     (out / command.source).write_text(spec.compiler_archive_warmup or "")
     limits = RunLimits(wall_s=PCH_BUILD_TIMEOUT_S, memory_mb=COMPILE_MEMORY_MB, output_bytes=1 << 20,
                        file_size_mb=256, tmp_mb=COMPILE_TMP_MB)
-    result = sandbox.run(list(command.argv), workdir=out, limits=limits, env=spec.compile_env())
+    result = ctx.sandbox.run(list(command.argv), workdir=out, limits=limits, env=spec.compile_env())
     if not result.ok or not (out / ARCHIVE_FILE).is_file():
         log.warning("compiler archive build failed (compiling without it): %s", describe_compile_failure(result))
         return False

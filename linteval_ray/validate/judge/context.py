@@ -46,6 +46,10 @@ class JudgeContext:
         """This context judging every test by the reference paths (a JVM, a box per test)."""
         return dataclasses.replace(self, java_tests="fresh_jvm", native_tests="fresh_box")
 
+    def tool_paths(self) -> dict[str, str]:
+        """Tool name -> path for compile and run commands; ``python`` is validation.python."""
+        return {**self.toolchain.tool_paths(), "python": self.python}
+
     def run(
         self,
         argv: list[str],

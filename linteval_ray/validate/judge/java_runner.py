@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from linteval_ray.languages.java import RUN_FLAGS
+from linteval_ray.languages.base import OneJvm
 from linteval_ray.validate.cache import default_cache_dir
 from linteval_ray.validate.judge.compile import PROGRAM_DIR, CompiledProgram
 from linteval_ray.validate.judge.limits import run_memory
@@ -88,8 +88,9 @@ WATCHDOG_SLACK_S = 0.05
 
 
 def fits_one_jvm(program: CompiledProgram) -> bool:
-    """Java, and no class of it names an API that reaches past its own test."""
-    if program.language != "java":
+    """A language whose runner is one JVM (``OneJvm``: Java), and no class of the program names
+    an API that reaches past its own test."""
+    if not isinstance(program.spec.runner, OneJvm):
         return False
     for path in program.artifact_dir.rglob("*.class"):
         data = path.read_bytes()
@@ -111,9 +112,10 @@ def run_in_one_jvm(
         (workdir / PLAN_FILE).write_text("".join(
             f"{test.name}\t{INPUTS_DIR}/{test.name}.in\t{OUTPUT_DIR}/{i}\t{int(WARM_CPU_SHARE * limit * 1000)}\t"
             f"{int(limit * 1000)}\n" for i, (test, limit) in enumerate(tests)))
-        argv = [program.java, f"-Xmx{ctx.limits.memory_mb}m", *RUN_FLAGS, "-Djava.security.manager=allow",
-                *JVM_LOG_TO_STDERR, "-cp", RUNNER_DIR, "JavaRunner", PROGRAM_DIR, program.entry, PLAN_FILE,
-                str(OUTPUT_BUDGET_CAPS * cap), str(cap)]
+        runner = _one_jvm(program)
+        argv = [program.tools[runner.java], f"-Xmx{ctx.limits.memory_mb}m", *runner.jvm_flags,
+                "-Djava.security.manager=allow", *JVM_LOG_TO_STDERR, "-cp", RUNNER_DIR, "JavaRunner", PROGRAM_DIR,
+                program.entry, PLAN_FILE, str(OUTPUT_BUDGET_CAPS * cap), str(cap)]
         address_space, resident = run_memory(program, ctx)
         limits = RunLimits(
             wall_s=STARTUP_WALL_S + sum(limit for _, limit in tests),
@@ -123,7 +125,7 @@ def run_in_one_jvm(
             output_bytes=REPORT_BYTES,
             file_size_mb=ctx.limits.output_mb,
         )
-        mounts = [program.mount(), Mount(src=runner_classes(ctx.toolchain.javac), dst=RUNNER_DIR),
+        mounts = [program.mount(), Mount(src=runner_classes(program.tools[runner.javac]), dst=RUNNER_DIR),
                   Mount(src=inputs.directory, dst=INPUTS_DIR)]
         result = ctx.run_in(workdir, argv, limits=limits, mounts=mounts, env=program.env())
         report = read_report(result.stdout, [test.name for test, _ in tests], workdir)
@@ -186,6 +188,12 @@ def hidden_cpu(report: RunnerReport, box_cpu_s: float, budgets: list[float]) -> 
     if box_cpu_s <= reported + bound:
         return None
     return f"the box used {box_cpu_s:.2f} CPU-s, its tests and start-up reported {reported:.2f}"
+
+
+def _one_jvm(program: CompiledProgram) -> OneJvm:
+    runner = program.spec.runner
+    assert isinstance(runner, OneJvm), "only a program that fits one JVM runs in it"
+    return runner
 
 
 @functools.cache

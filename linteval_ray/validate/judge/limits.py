@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from linteval_ray.languages import language as language_spec
+from linteval_ray.languages.registry import language as language_spec
 from linteval_ray.schema.record import Language
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult
 

@@ -38,6 +38,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linteval_ray.languages.base import OneBox
 from linteval_ray.validate.judge.check import DETAIL_CAP
 from linteval_ray.validate.judge.compile import CompiledProgram
 from linteval_ray.validate.judge.failure import HEAD_BYTES
@@ -56,7 +57,6 @@ log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_name("native_runner.c")
 RUNNER = "/native-runner"  # the runner binary, read-only in the box
-LANGUAGES = ("cpp", "py3")
 # A test using more than this share of its CPU limit is judged again in a box of its own: a box
 # adds its own set-up to the run's CPU time, so a test at its limit must not be judged here.
 CPU_SHARE = 0.8
@@ -73,9 +73,9 @@ STDERR_TAIL_BYTES = 4 * DETAIL_CAP + 3
 
 
 def fits_one_box(program: CompiledProgram, ctx: JudgeContext) -> bool:
-    """C++ or Python, in a sandbox whose every run has a pid namespace of its own, on a node that
-    can build the runner."""
-    return program.language in LANGUAGES and ctx.sandbox.pid_namespace and runner_binary() is not None
+    """A language whose runner is one box (``OneBox``: C++, Python), in a sandbox whose every run
+    has a pid namespace of its own, on a node that can build the runner."""
+    return isinstance(program.spec.runner, OneBox) and ctx.sandbox.pid_namespace and runner_binary() is not None
 
 
 @functools.cache

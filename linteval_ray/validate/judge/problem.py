@@ -28,10 +28,11 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from linteval_ray.languages import language as language_spec
+from linteval_ray.languages.registry import language as language_spec
+from linteval_ray.languages.registry import testlib_language
 from linteval_ray.schema.record import Language, LintEvalRecord
 from linteval_ray.validate.judge.commands import GeneratorCommand, parse_generator_cmd, parse_line
-from linteval_ray.validate.judge.compile import CompiledProgram, compile_cached, cxx_flags
+from linteval_ray.validate.judge.compile import CompiledProgram, compile_cached
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.limits import run_memory
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
@@ -147,16 +148,7 @@ def prepare_problem(record: LintEvalRecord, ctx: JudgeContext) -> PreparedProble
 
 
 def compile_tool(source: str, ctx: JudgeContext, error_kind: ProblemErrorKind) -> CompiledProgram:
-    outcome = compile_cached(
-        "cpp",
-        source,
-        cache=ctx.cache,
-        sandbox=ctx.sandbox,
-        toolchain=ctx.toolchain,
-        scratch=ctx.scratch,
-        timeout_s=ctx.limits.compile_timeout_s,
-        with_testlib=True,
-    )
+    outcome = compile_cached(testlib_language().name, source, ctx, with_testlib=True)
     if outcome.program is None:
         if outcome.interrupted:  # retried on the next run instead of condemning the problem
             raise RuntimeError(f"compiling the problem's {error_kind.value.split('_')[0]} was interrupted: "
@@ -177,7 +169,7 @@ def build_tests(record: LintEvalRecord, ctx: JudgeContext) -> TestSet:
         validator=record.validator,
         commands=[command.model_dump() for command in commands],
         toolchain=ctx.toolchain.toolchain_id,
-        flags=cxx_flags(for_tools=True),
+        flags=testlib_language().flags(for_tools=True),
         wall_s=ctx.limits.reference_time_limit_s,
         output_mb=ctx.limits.output_mb,
         manifest=2,  # 2: the manifest names each input's generator line (origins)
@@ -296,7 +288,7 @@ def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeConte
         memory_mb=ctx.limits.memory_mb,
         memory_used=ctx.sandbox.counts_memory,  # memory counted as used (a cgroup) or as address space
         output_mb=ctx.limits.output_mb,
-        python=ctx.python if spec.interpreted else None,
+        python=ctx.tool_paths()[spec.interpreter] if spec.interpreter else None,
         python_env=dict(spec.output_env) or None,  # e.g. PYTHONHASHSEED: the answers depend on it
     )
     directory = ctx.cache.get_dir(key)
@@ -314,16 +306,7 @@ def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeConte
 
 
 def _run_reference(language: Language, code: str, tests: TestSet, key: str, ctx: JudgeContext) -> Path:
-    outcome = compile_cached(
-        language,
-        code,
-        cache=ctx.cache,
-        sandbox=ctx.sandbox,
-        toolchain=ctx.toolchain,
-        scratch=ctx.scratch,
-        timeout_s=ctx.limits.compile_timeout_s,
-        python=ctx.python,
-    )
+    outcome = compile_cached(language, code, ctx)
     with work_dir(ctx.scratch, "reference-") as tmp:
         staging = Path(tmp)
         if outcome.program is None:

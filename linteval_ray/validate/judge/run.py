@@ -38,6 +38,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from linteval_ray.config import TestLimits
+from linteval_ray.languages.base import OneBox, OneJvm
 from linteval_ray.schema.record import Language
 from linteval_ray.schema.result import FirstFailure, Verdict
 from linteval_ray.validate.judge.check import BATCH_BUDGET_CAPS, DETAIL_CAP, check_outputs, stderr_tail
@@ -120,16 +121,7 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
     it again by the reference path, and return that judgement with whether the two agreed."""
     counts = {"tests_generated": problem.tests_generated, "tests_dropped": problem.tests_dropped}
     with work_dir(ctx.scratch, "revision-") as tmp:
-        outcome = compile_program(
-            language,
-            code,
-            sandbox=ctx.sandbox,
-            toolchain=ctx.toolchain,
-            out_dir=Path(tmp) / "prog",
-            timeout_s=ctx.limits.compile_timeout_s,
-            python=ctx.python,
-            cache=ctx.cache,  # the node's precompiled bits/stdc++.h
-        )
+        outcome = compile_program(language, code, ctx, Path(tmp) / "prog")
         if outcome.program is None:
             return JudgeResult(
                 compile_ok=False,
@@ -244,10 +236,14 @@ def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeCont
 
 
 def has_fast_path(program: CompiledProgram, ctx: JudgeContext) -> bool:
-    """Whether the settings and the program let a runner judge its tests in one box."""
-    if program.language == "java":
+    """Whether the settings and the program let its language's runner (``LanguageSpec.runner``)
+    judge its tests in one box."""
+    runner = program.spec.runner
+    if isinstance(runner, OneJvm):
         return ctx.java_tests == "one_jvm" and fits_one_jvm(program)
-    return ctx.native_tests == "one_box" and fits_one_box(program, ctx)
+    if isinstance(runner, OneBox):
+        return ctx.native_tests == "one_box" and fits_one_box(program, ctx)
+    return False
 
 
 def run_in_one_runner(
@@ -256,7 +252,7 @@ def run_in_one_runner(
     """What a runner judged in one box, when the settings and the program allow one."""
     if not has_fast_path(program, ctx):
         return WarmRun()
-    if program.language == "java":
+    if isinstance(program.spec.runner, OneJvm):
         return WarmRun(kept=run_in_one_jvm(program, tests, problem.tests, ctx))
     return run_in_one_box(program, tests, problem.tests, ctx)
 

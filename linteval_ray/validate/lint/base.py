@@ -14,22 +14,24 @@ import resource
 import signal
 import subprocess
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linteval_ray.schema.record import Language, LintMessage
+from linteval_ray.schema.record import LintMessage
 from linteval_ray.validate.sandbox.process import kill_group
 
 if TYPE_CHECKING:
-    from linteval_ray.toolchain import Toolchain
-    from linteval_ray.validate.lint.profiles import LintProfile
     from linteval_ray.validate.sandbox.base import Sandbox
 
 
 class LintError(RuntimeError):
-    """The linter failed on an input (crash, timeout, unparsable output); the engine makes it an
-    infra_error row. A C++ compile error is NOT a LintError: it comes back as messages."""
+    """The linter failed on an input (crash, timeout, unparsable output): ``lint_each`` returns it
+    in that input's place, and the engine records it as the row's ``lint_error`` (which side,
+    why) and judges the row all the same, its alert metrics left out. Raised instead (a linter
+    that cannot start at all), it makes the batch's rows ``infra_error``. A compile error in the
+    linted code is NOT a LintError: it comes back as messages."""
 
     def __init__(self, tool: str, reason: str) -> None:
         super().__init__(f"{tool}: {reason}")
@@ -51,17 +53,30 @@ class LinterSettings:
     sandbox: Sandbox | None = None  # where tools that open files the source names run
 
 
-class Linter(ABC):
-    """One tool for one language; instances stay warm between batches."""
+@dataclass(frozen=True, slots=True)
+class LinterSetup:
+    """What an adapter is built from: its language's file name, the profile's settings file
+    for it, the tools' paths and how to run."""
 
-    tool: str
-    language: Language
-    file_name: str  # the stable name reported in LintMessage.file
+    file_name: str  # the stable name reported in LintMessage.file (the language's source file)
+    config: Path  # the lint profile's settings file for this linter
+    tools: Mapping[str, str]  # tool name -> path (``Toolchain.tool_paths``)
+    settings: LinterSettings = LinterSettings()
+
+
+class Linter(ABC):
+    """One tool; an instance lints one language's code and stays warm between batches."""
+
+    tool: str  # ``LintMessage.tool``
+    # Bump when the adapter changes what it reports (parsing, naming, filtering): with the
+    # profile's settings file it makes its language's lint profile id (cached alerts depend on it).
+    adapter_version: str
+    file_name: str
 
     @classmethod
     @abstractmethod
-    def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> Linter:
-        """The linter with this profile's config file for the tool, from this toolchain."""
+    def create(cls, setup: LinterSetup) -> Linter:
+        """The linter with the profile's settings file, the tools and settings of ``setup``."""
 
     @abstractmethod
     def lint_each(self, codes: list[str]) -> list[LintOutcome]:

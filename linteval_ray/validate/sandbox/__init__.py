@@ -38,13 +38,13 @@ def make_sandbox(
     """A ready sandbox of ``kind`` ("bwrap" or "rlimits").
 
     ``extra_ro_binds``: host paths visible read-only at the same path in every run.
-    ``toolchain``: its bwrap is used, and the tools living outside /usr (the
-    clang-tidy wheel, PMD, testlib) are bound read-only at their own paths.
+    ``toolchain``: its bwrap is used, and the folders its tools need outside /usr (their
+    rows' ``box_folder``: the clang-tidy wheel, PMD, testlib) are bound read-only at their own paths.
     Raises ``SandboxUnavailable`` (a user's fix, in one line) when the backend cannot work here.
     """
     binds = [Path(p) for p in extra_ro_binds]
     if toolchain is not None:
-        binds += _toolchain_binds(toolchain)
+        binds += toolchain.box_folders()
     setup = SandboxSetup(allow_unsafe=allow_unsafe, ro_binds=_dedupe(binds), toolchain=toolchain)
     try:
         return sandbox_class(kind).open(setup)
@@ -52,16 +52,6 @@ def make_sandbox(
         raise
     except SandboxError as exc:  # a sandbox that cannot be opened cannot work here
         raise SandboxUnavailable(f"the {kind} sandbox cannot work here: {exc}") from exc
-
-
-def _toolchain_binds(toolchain: Toolchain) -> list[Path]:
-    """Folders of toolchain parts that are not under /usr."""
-    binds = []
-    clang_tidy = Path(toolchain.clang_tidy).resolve()
-    # The wheel's binary finds its builtin headers in ../lib/clang: bind the whole prefix.
-    binds.append(clang_tidy.parent.parent if clang_tidy.parent.name == "bin" else clang_tidy.parent)
-    binds += [Path(toolchain.pmd_home).resolve(), Path(toolchain.testlib_dir).resolve()]
-    return [p for p in binds if not p.is_relative_to("/usr")]
 
 
 def _dedupe(paths: list[Path]) -> list[Path]:

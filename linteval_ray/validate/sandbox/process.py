@@ -41,6 +41,12 @@ _READ_CHUNK = 1 << 16
 _DRAIN_AFTER_EXIT_S = 1.0
 
 
+def stack_limit_prefix(memory_mb: int) -> list[str]:
+    """``prlimit --stack`` in front of a program: deep recursion is common and Codeforces
+    lets the stack grow to the memory limit (a natively run language's run command starts so)."""
+    return [PRLIMIT, f"--stack={memory_mb << 20}", "--"]
+
+
 def build_env(extra: dict[str, str] | None) -> dict[str, str]:
     """The minimal environment plus what the caller passes explicitly."""
     return {**BASE_ENV, **(extra or {})}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from linteval_ray.languages import language
-from linteval_ray.languages.java import JAVAC_FLAGS
+from linteval_ray.languages.java.commands import JAVAC_FLAGS
 from linteval_ray.validate.judge import JudgeContext, compile_cached, compile_program
 from linteval_ray.validate.judge.compile import ARCHIVE_DIR, ARCHIVE_FILE, COMPILE_MEMORY_MB, compiler_archive
 from linteval_ray.validate.sandbox import RunLimits
@@ -27,23 +27,21 @@ from linteval_ray.validate.sandbox.base import Mount
 def test_compile_errors_carry_the_compiler_message(
     ctx: JudgeContext, tmp_path: Path, language: str, code: str, expected: str
 ) -> None:
-    outcome = compile_program(
-        language, code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=tmp_path / "out"  # type: ignore[arg-type]
-    )
+    outcome = compile_program(language, code, ctx, tmp_path / "out", prebuilt=False)
     assert not outcome.ok
     assert outcome.error is not None and expected in outcome.error
 
 
 def test_python_syntax_check_does_not_run_the_program(ctx: JudgeContext, tmp_path: Path) -> None:
     code = "open('/box/ran', 'w').write('x')\n"
-    outcome = compile_program("py3", code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=tmp_path / "out")
+    outcome = compile_program("py3", code, ctx, tmp_path / "out", prebuilt=False)
     assert outcome.ok
     assert not (tmp_path / "out" / "ran").exists()
 
 
 def test_compiled_cpp_artifact_is_runnable_and_readable_by_others(ctx: JudgeContext, tmp_path: Path) -> None:
     code = '#include <cstdio>\nint main() {\n#ifdef ONLINE_JUDGE\n puts("judge");\n#endif\n}\n'
-    outcome = compile_program("cpp", code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=tmp_path / "out")
+    outcome = compile_program("cpp", code, ctx, tmp_path / "out", prebuilt=False)
     assert outcome.program is not None
     binary = outcome.program.artifact_dir / outcome.program.entry
     assert binary.stat().st_mode & 0o005 == 0o005  # another sandbox uid may run it
@@ -54,16 +52,11 @@ def test_compiled_cpp_artifact_is_runnable_and_readable_by_others(ctx: JudgeCont
 def test_compile_cached_compiles_once_and_caches_failures_too(ctx: JudgeContext) -> None:
     good = "int main() { return 0; }\n"
     bad = "int main() { return }\n"
-    first = compile_cached("cpp", good, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
-                           scratch=ctx.scratch)
-    failed = compile_cached("cpp", bad, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
-                            scratch=ctx.scratch)
+    first = compile_cached("cpp", good, ctx)
+    failed = compile_cached("cpp", bad, ctx)
     misses = ctx.cache.stats.misses
-    again = compile_cached("cpp", good, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
-                           scratch=ctx.scratch)
-    failed_again = compile_cached(
-        "cpp", bad, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain, scratch=ctx.scratch
-    )
+    again = compile_cached("cpp", good, ctx)
+    failed_again = compile_cached("cpp", bad, ctx)
     assert ctx.cache.stats.misses == misses
     assert first.program is not None and again.program is not None
     assert again.program.artifact_dir == first.program.artifact_dir
@@ -81,23 +74,20 @@ public class Main { public static void main(String[] a) {
 def test_javac_maps_its_class_data_archive_and_writes_the_same_classes(ctx: JudgeContext, tmp_path: Path) -> None:
     """The archive is built once per node from the warm-up compile; -Xshare:on fails unless the
     JVM in the box can map it, so this proves every later compile really uses it."""
-    plain = compile_program("java", JAVA_PROGRAM, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
-                            out_dir=tmp_path / "plain")
-    shared = compile_program("java", JAVA_PROGRAM, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
-                             out_dir=tmp_path / "shared", cache=ctx.cache)
+    plain = compile_program("java", JAVA_PROGRAM, ctx, tmp_path / "plain", prebuilt=False)
+    shared = compile_program("java", JAVA_PROGRAM, ctx, tmp_path / "shared")
     assert plain.ok and shared.ok, (plain.error, shared.error)
     assert (tmp_path / "plain" / "Main.class").read_bytes() == (tmp_path / "shared" / "Main.class").read_bytes()
-    folder = compiler_archive(language("java"), ctx.toolchain, ctx.sandbox, ctx.cache)
+    folder = compiler_archive(language("java"), ctx)
     assert folder is not None and [p.name for p in folder.iterdir()] == [ARCHIVE_FILE]
     (tmp_path / "strict").mkdir()
     (tmp_path / "strict" / "Main.java").write_text(JAVA_PROGRAM)
     result = ctx.sandbox.run(
-        [ctx.toolchain.javac, "-J-Xshare:on", f"-J-XX:SharedArchiveFile={ARCHIVE_DIR}/{ARCHIVE_FILE}",
+        [ctx.toolchain.path("javac"), "-J-Xshare:on", f"-J-XX:SharedArchiveFile={ARCHIVE_DIR}/{ARCHIVE_FILE}",
          *JAVAC_FLAGS, "-d", ".", "Main.java"],
         workdir=tmp_path / "strict", limits=RunLimits(wall_s=60, memory_mb=COMPILE_MEMORY_MB),
         mounts=[Mount(src=folder, dst=ARCHIVE_DIR)], env=language("java").compile_env())
     assert result.ok, result.stderr
-    broken = compile_program("java", "public class Main { int x = ; }", sandbox=ctx.sandbox,
-                             toolchain=ctx.toolchain, out_dir=tmp_path / "broken", cache=ctx.cache)
+    broken = compile_program("java", "public class Main { int x = ; }", ctx, tmp_path / "broken")
     assert broken.error is not None and "illegal start" in broken.error
     assert "cds" not in broken.error.lower() and "archive" not in broken.error.lower()

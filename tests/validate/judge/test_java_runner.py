@@ -364,7 +364,7 @@ def test_a_program_in_the_runner_reaches_nothing_of_the_judge(
     problem = prepared("cpp")
     out = Path(tempfile.mkdtemp(dir=ctx.scratch)) / "prog"
     code = solving(REACH_ATTEMPTS, members=PROBES)
-    compiled = compile_program("java", code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=out)
+    compiled = compile_program("java", code, ctx, out, prebuilt=False)
     assert compiled.program is not None and fits_one_jvm(compiled.program), compiled.error
     tests = [(t, time_limit_s(t, ctx)) for t in problem.reference.tests]
     ran = run_in_one_jvm(compiled.program, tests, problem.tests, ctx)

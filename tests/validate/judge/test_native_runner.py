@@ -254,8 +254,7 @@ def both_paths(language: Language, code: str, problem: PreparedProblem, ctx: Jud
 def in_one_box(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext) -> WarmRun:
     """What the one-box runner itself judged."""
     out = Path(tempfile.mkdtemp(dir=ctx.scratch)) / "prog"
-    compiled = compile_program(language, code, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=out,
-                               cache=ctx.cache)
+    compiled = compile_program(language, code, ctx, out)
     assert compiled.program is not None, compiled.error
     assert fits_one_box(compiled.program, ctx)
     tests = [(t, time_limit_s(t, ctx)) for t in problem.reference.tests]

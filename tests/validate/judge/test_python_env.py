@@ -26,7 +26,7 @@ RUNS = 5
 
 
 def _outputs(ctx: JudgeContext, tmp_path: Path, *, with_program_env: bool) -> set[bytes]:
-    outcome = compile_program("py3", PRINT_SET, sandbox=ctx.sandbox, toolchain=ctx.toolchain, out_dir=tmp_path / "out")
+    outcome = compile_program("py3", PRINT_SET, ctx, tmp_path / "out", prebuilt=False)
     assert outcome.program is not None, outcome.error
     program = outcome.program
     env = program.env() if with_program_env else None

@@ -1,11 +1,17 @@
 from __future__ import annotations
 
-from linteval_ray.validate.lint import PAPER_CATEGORIES, paper_category
-from linteval_ray.validate.lint.categories import FAMILY_TO_PAPER, clang_tidy_family, pmd_family, pylint_family
+import pytest
+
+from linteval_ray.languages import language, languages
+from linteval_ray.languages.categories import PAPER_CATEGORIES
+from linteval_ray.languages.cpp.categories import clang_tidy_family
+from linteval_ray.languages.java.categories import pmd_family
+from linteval_ray.languages.py3.categories import pylint_family
 
 
-def test_every_family_maps_to_a_paper_category() -> None:
-    assert set(FAMILY_TO_PAPER.values()) == set(PAPER_CATEGORIES)
+@pytest.mark.parametrize("name", [spec.name for spec in languages()])
+def test_every_family_of_a_language_maps_to_a_paper_category(name: str) -> None:
+    assert set(language(name).alert_families.values()) <= set(PAPER_CATEGORIES)
 
 
 def test_families_of_each_tool() -> None:
@@ -17,11 +23,12 @@ def test_families_of_each_tool() -> None:
     assert pmd_family("Best Practices") == "bestpractices"
 
 
-def test_paper_categories() -> None:
-    assert paper_category("bugprone") == "error-prone"
-    assert paper_category("errorprone") == "error-prone"
-    assert paper_category("modernize") == "refactor"
-    assert paper_category("readability") == "style"
-    assert paper_category("codestyle") == "style"
-    assert paper_category("performance") == "performance"
-    assert paper_category("no-such-family") == "other"
+def test_paper_categories_by_each_languages_table() -> None:
+    cpp, py3, java = language("cpp"), language("py3"), language("java")
+    assert cpp.paper_category("bugprone") == py3.paper_category("bugprone") == "error-prone"
+    assert java.paper_category("errorprone") == "error-prone"
+    assert cpp.paper_category("modernize") == "refactor"
+    assert cpp.paper_category("readability") == py3.paper_category("readability") == "style"
+    assert java.paper_category("codestyle") == "style"
+    assert cpp.paper_category("performance") == java.paper_category("performance") == "performance"
+    assert cpp.paper_category("no-such-family") == "other"

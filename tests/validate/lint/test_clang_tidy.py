@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
+from linteval_ray.languages.cpp.clang_tidy import ClangTidy, ClangTidyConfig, line_starts, offset_to_line_column
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.lint import LintError, Linters
-from linteval_ray.validate.lint.clang_tidy import ClangTidy, ClangTidyConfig, line_starts, offset_to_line_column
 from linteval_ray.validate.lint.profiles import load_profile
 
 CLEAN = "auto main() -> int { return 0; }\n"
@@ -70,8 +70,8 @@ def test_device_include_ends(linters: Linters) -> None:
 
 def test_preprocessor_bomb_times_out_alone(toolchain: Toolchain) -> None:
     bomb = "\n".join(["#define X0 ;", *(f"#define X{i} X{i - 1} X{i - 1}" for i in range(1, 41)), "X40", CLEAN])
-    config = ClangTidyConfig.load(load_profile().file("clang-tidy.yaml"))
-    tidy = ClangTidy(toolchain.clang_tidy, config, jobs=2, timeout_s=3.0)
+    config = ClangTidyConfig.load(load_profile().file("cpp"))
+    tidy = ClangTidy(toolchain.path("clang_tidy"), config, file_name="sol.cpp", jobs=2, timeout_s=3.0)
     bombed, clean = tidy.lint_each([bomb, CLEAN])
     assert isinstance(bombed, LintError) and "timed out" in bombed.reason
     assert clean == []
@@ -80,10 +80,10 @@ def test_preprocessor_bomb_times_out_alone(toolchain: Toolchain) -> None:
 
 
 def test_config_is_pinned() -> None:
-    config = ClangTidyConfig.load(load_profile().file("clang-tidy.yaml"))
+    config = ClangTidyConfig.load(load_profile().file("cpp"))
     assert config.checks.startswith("-*,clang-diagnostic-*,bugprone-*")
     assert {"-std=c++17", "-Wall", "-Wextra"} <= set(config.compile_args)
-    broad = ClangTidyConfig.load(load_profile("broad").file("clang-tidy.yaml"))
+    broad = ClangTidyConfig.load(load_profile("broad").file("cpp"))
     assert broad.checks == "-*,bugprone-*,performance-*,modernize-*,readability-*,clang-diagnostic-*"
 
 
@@ -91,8 +91,8 @@ def test_constexpr_bomb_is_stopped_by_the_cpu_budget(toolchain: Toolchain) -> No
     # clang re-evaluates every constexpr call (no memoization): ~40 CPU-s unbounded
     bomb = ("constexpr long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
             + "".join(f'static_assert(fib({25 + i % 3}) > {i}, "fib");\n' for i in range(40)) + CLEAN)
-    config = ClangTidyConfig.load(load_profile().file("clang-tidy.yaml"))
-    tidy = ClangTidy(toolchain.clang_tidy, config, jobs=2, timeout_s=600.0, cpu_s=3.0)
+    config = ClangTidyConfig.load(load_profile().file("cpp"))
+    tidy = ClangTidy(toolchain.path("clang_tidy"), config, file_name="sol.cpp", jobs=2, timeout_s=600.0, cpu_s=3.0)
     bombed, clean = tidy.lint_each([bomb, CLEAN])
     assert isinstance(bombed, LintError) and "CPU budget of 3 s exceeded" in bombed.reason
     assert clean == []

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from linteval_ray.languages.java.pmd import PARSE_ERROR_CHECK, Pmd
 from linteval_ray.schema.record import LintMessage
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.lint import LintError, Linters
-from linteval_ray.validate.lint.pmd import PARSE_ERROR_CHECK, Pmd
 from linteval_ray.validate.lint.profiles import load_profile
 
 BRACES = """public class Main {
@@ -84,7 +86,7 @@ def test_a_dead_server_is_replaced(toolchain: Toolchain) -> None:
 
 
 def _pmd(toolchain: Toolchain) -> Pmd:
-    return Pmd(toolchain.java, toolchain.pmd_home, load_profile().file("pmd-ruleset.xml"))
+    return Pmd(toolchain.path("java"), Path(toolchain.path("pmd")), load_profile().file("java"), file_name="Main.java")
 
 
 def test_a_stack_overflow_fails_its_file_only_and_the_server_lives_on(toolchain: Toolchain) -> None:

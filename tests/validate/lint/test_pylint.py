@@ -5,9 +5,9 @@ from pathlib import Path
 
 import platformdirs
 
+from linteval_ray.languages.py3.pylint import Pylint
 from linteval_ray.validate.lint import LintError, Linters
 from linteval_ray.validate.lint.profiles import load_profile
-from linteval_ray.validate.lint.pylint import Pylint
 
 CLEAN = '"""A clean module."""\n\nprint(sum(int(part) for part in input().split()))\n'
 
@@ -53,7 +53,7 @@ def test_syntax_error_is_a_message_with_a_stable_text(linters: Linters) -> None:
 
 def test_slow_file_exceeds_its_cpu_budget_and_the_worker_recovers() -> None:
     # CPU, not wall time: the same file fails the same way on an idle and on a loaded host
-    pylint = Pylint(sys.executable, load_profile().file("pylintrc"), timeout_s=300.0, cpu_s=2.0)
+    pylint = Pylint(sys.executable, load_profile().file("py3"), file_name="sol.py", timeout_s=300.0, cpu_s=2.0)
     try:
         slow = "".join(f"v{i} = [{i}] * {i}\n" for i in range(60000))
         slow_outcome, after = pylint.lint_each([slow, CLEAN])
@@ -74,7 +74,8 @@ def test_memory_hog_in_dead_code_is_bounded_and_the_bloated_worker_replaced() ->
     hog = ('"""Doc."""\nimport sys\n\nif len(sys.argv) > 5:\n'
            + "".join(f'    S{i} = "{i}" * 10**8\n    print(S{i}.upper())\n' for i in range(10))
            + "".join(f"    L{i} = [{i}] * 10**8\n    print(len(L{i}))\n" for i in range(2)))
-    pylint = Pylint(sys.executable, load_profile().file("pylintrc"), cpu_s=60.0, memory_mb=768, max_rss_mb=130)
+    pylint = Pylint(sys.executable, load_profile().file("py3"), file_name="sol.py", cpu_s=60.0, memory_mb=768,
+                    max_rss_mb=130)
     try:
         assert pylint.lint_each([CLEAN]) == [[]]
         fresh = _pid(pylint)
@@ -94,7 +95,7 @@ def test_crash_reports_stay_in_a_private_pylint_home(tmp_path: Path) -> None:
     before = set(user_cache.glob("*")) if user_cache.is_dir() else set()
     marker = f"SOURCE_MARKER_{tmp_path.name}"
     crash = f'"""{marker}"""\n\n\ndef unused():\n    return ' + " + ".join(["1"] * 900) + "\n"
-    pylint = Pylint(sys.executable, load_profile().file("pylintrc"))
+    pylint = Pylint(sys.executable, load_profile().file("py3"), file_name="sol.py")
     try:
         (crashed,) = pylint.lint_each([crash])
         assert isinstance(crashed, LintError) and "astroid-error" in crashed.reason

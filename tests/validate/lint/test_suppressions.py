@@ -9,18 +9,13 @@ from typing import NamedTuple
 
 import pytest
 
+from linteval_ray.languages.cpp.suppressions import lex_cpp
+from linteval_ray.languages.java.suppressions import java_string_value, lex_java
+from linteval_ray.languages.py3.suppressions import pylint_actions, python_comments
 from linteval_ray.schema.record import Language, LintMessage
 from linteval_ray.validate.lint import Linters
-from linteval_ray.validate.lint.suppressions import (
-    Neutralized,
-    count_suppressions,
-    find_suppressions,
-    java_string_value,
-    lex_c_family,
-    neutralize_suppressions,
-    pylint_actions,
-    python_comments,
-)
+from linteval_ray.validate.lint.directives import Neutralized
+from linteval_ray.validate.lint.suppressions import count_suppressions, find_suppressions, neutralize_suppressions
 
 
 class Form(NamedTuple):
@@ -308,7 +303,8 @@ def test_known_limitation_clang_tidy_also_obeys_nolint_in_string_literals(linter
 # ------------------------------------------------------------------------------------------
 
 def kinds(code: str, *, java: bool = False) -> list[tuple[str, str]]:
-    return [(t.kind, code[t.start:t.end]) for t in lex_c_family(code, java=java) if t.kind in ("comment", "string")]
+    tokens = lex_java(code) if java else lex_cpp(code)
+    return [(t.kind, code[t.start:t.end]) for t in tokens if t.kind in ("comment", "string")]
 
 
 def test_cpp_raw_strings_hide_comment_markers_until_their_own_delimiter() -> None:
@@ -458,5 +454,5 @@ def test_python_offsets_survive_carriage_returns() -> None:
 
 
 def test_unknown_language_is_an_error() -> None:
-    with pytest.raises(ValueError, match="no suppression rules"):
+    with pytest.raises(ValueError, match="unknown language 'rust'"):
         neutralize_suppressions("rust", "// NOLINT")  # type: ignore[arg-type]

@@ -78,7 +78,7 @@ def java_classes(sandbox: BwrapSandbox, tmp_path_factory: pytest.TempPathFactory
     """javac in the box, with the judge's flags and environment, under the judge's compile limit."""
     workdir = tmp_path_factory.mktemp("java")
     java = language("java")
-    command = java.compile_command(CompileRequest(code=JAVA, gxx="g++", javac="javac", python="python3"))
+    command = java.compile_command(CompileRequest(code=JAVA, tools={"javac": "javac"}))
     (workdir / command.source).write_text(JAVA)
     r = sandbox.run(list(command.argv), workdir=workdir, limits=COMPILE, env=java.compile_env())
     assert r.ok, (r.stdout + r.stderr).decode()
@@ -88,8 +88,8 @@ def java_classes(sandbox: BwrapSandbox, tmp_path_factory: pytest.TempPathFactory
 def java_run(sandbox: BwrapSandbox, classes: Path, stdin: bytes) -> RunResult:
     """``Main`` as the judge runs it: heap = the memory limit, RLIMIT_AS = limit + the JVM's overhead."""
     java = language("java")
-    argv = java.run_argv(RunRequest(entry="Main", program_dir=BOX_DIR, memory_mb=JAVA_MEMORY_MB, java="java",
-                                    python="python3"))
+    argv = java.run_argv(RunRequest(entry="Main", program_dir=BOX_DIR, memory_mb=JAVA_MEMORY_MB,
+                                    tools={"java": "java"}))
     limits = RunLimits(wall_s=30, memory_mb=java.address_space_mb(JAVA_MEMORY_MB))
     return sandbox.run(argv, workdir=classes, limits=limits, stdin=stdin, env=java.run_env())
 

@@ -61,8 +61,8 @@ def test_toolchain_parts_outside_usr_are_bound(tmp_path: Path) -> None:
         pytest.skip(f"no toolchain: {exc}")
     sb = make_sandbox(toolchain=tc)
     try:
-        script = (f"{tc.clang_tidy} --version && test -r {tc.testlib_dir}/testlib.h"
-                  f" && ls {tc.pmd_home}/lib | grep -c jar")
+        script = (f"{tc.path('clang_tidy')} --version && test -r {tc.testlib_dir}/testlib.h"
+                  f" && ls {tc.path('pmd')}/lib | grep -c jar")
         r = sb.run(["/bin/sh", "-c", script], workdir=tmp_path, limits=RunLimits(wall_s=30, memory_mb=1024))
         assert r.ok, r.stderr
         assert b"LLVM version" in r.stdout

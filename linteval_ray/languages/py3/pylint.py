@@ -1,4 +1,4 @@
-"""pylint for py3: a warm worker process (see pylint_worker) per ``Pylint`` instance.
+"""pylint: a warm worker process (see pylint_worker) per ``Pylint`` instance.
 
 Each file gets a fresh module name (astroid caches modules by name) and is
 linted alone (no cross-file checks), as one request with its own CPU budget. A
@@ -16,17 +16,12 @@ import logging
 import tempfile
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from linteval_ray import languages
+from linteval_ray.languages.py3.categories import pylint_family
 from linteval_ray.schema.record import LintMessage
-from linteval_ray.validate.lint.base import Linter, LintError, LinterSettings, LintOutcome
-from linteval_ray.validate.lint.categories import pylint_family
+from linteval_ray.validate.lint.base import Linter, LintError, LinterSetup, LintOutcome
 from linteval_ray.validate.lint.worker import LineWorker
-
-if TYPE_CHECKING:
-    from linteval_ray.toolchain import Toolchain
-    from linteval_ray.validate.lint.profiles import LintProfile
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +34,11 @@ MAX_RSS_MB = 1024
 
 class Pylint(Linter):
     tool = "pylint"
-    language = "py3"
-    file_name = languages.language(language).source_file
+    adapter_version = "2"
 
-    def __init__(self, python: str, rcfile: Path, *, timeout_s: float = 120.0, cpu_s: float | None = 30.0,
-                 memory_mb: int | None = 4096, max_rss_mb: float = MAX_RSS_MB) -> None:
+    def __init__(self, python: str, rcfile: Path, *, file_name: str, timeout_s: float = 120.0,
+                 cpu_s: float | None = 30.0, memory_mb: int | None = 4096, max_rss_mb: float = MAX_RSS_MB) -> None:
+        self.file_name = file_name
         self.python = python
         self.rcfile = rcfile
         self.timeout_s = timeout_s
@@ -54,9 +49,10 @@ class Pylint(Linter):
         self._home: tempfile.TemporaryDirectory[str] | None = None
 
     @classmethod
-    def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> Pylint:
-        return cls(toolchain.python, profile.file("pylintrc"), timeout_s=settings.timeout_s, cpu_s=settings.cpu_s,
-                   memory_mb=settings.memory_mb)
+    def create(cls, setup: LinterSetup) -> Pylint:
+        settings = setup.settings
+        return cls(setup.tools["python"], setup.config, file_name=setup.file_name, timeout_s=settings.timeout_s,
+                   cpu_s=settings.cpu_s, memory_mb=settings.memory_mb)
 
     @property
     def home(self) -> Path | None:
@@ -70,7 +66,7 @@ class Pylint(Linter):
             self.close()
         if self._worker is None:
             self._home = tempfile.TemporaryDirectory(prefix="linteval-pylint-home-")
-            argv = [self.python, "-m", "linteval_ray.validate.lint.pylint_worker", str(self.rcfile)]
+            argv = [self.python, "-m", "linteval_ray.languages.py3.pylint_worker", str(self.rcfile)]
             self._worker = LineWorker(argv, tool=self.tool, memory_mb=self.memory_mb,
                                       env={"PYLINTHOME": self._home.name, "HOME": self._home.name})
         return self._worker

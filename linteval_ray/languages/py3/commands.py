@@ -1,4 +1,4 @@
-"""Python 3: syntax-checked with ``compile()``, run from source, linted by pylint.
+"""How Python 3 compiles and runs: syntax-checked with ``compile()``, run from source, linted by pylint.
 
 The syntax check runs inside the sandbox too (compiling hostile source can exhaust memory).
 The program then runs from source with ``PYTHONHASHSEED=0``: the iteration order of a set or
@@ -9,20 +9,8 @@ original's answers. Runs get RLIMIT_STACK = the memory limit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from linteval_ray.languages.base import (
-    CompileCommand,
-    CompileRequest,
-    LanguageSpec,
-    RunRequest,
-    frozen_env,
-    stack_limit_prefix,
-)
-from linteval_ray.languages.registry import register_language
-
-if TYPE_CHECKING:
-    from linteval_ray.validate.lint.base import Linter
+from linteval_ray.languages.base import CompileCommand, CompileRequest, RunRequest
+from linteval_ray.validate.sandbox.process import stack_limit_prefix
 
 SOURCE_FILE = "sol.py"
 # str/bytes hashes (set and dict order) the same in every run (see the module docstring).
@@ -37,43 +25,19 @@ SYNTAX_CHECK = (
     "except ValueError as e:\n"  # e.g. source with NUL bytes
     "    sys.exit(f'{sys.argv[1]}: {e}')\n"
 )
+INTERPRETER = "python"  # the tool: validation.python, which keys cached compiles and answers
 
 
 def compile_command(request: CompileRequest) -> CompileCommand:
     return CompileCommand(
-        source=SOURCE_FILE, argv=(request.python, "-c", SYNTAX_CHECK, SOURCE_FILE), entry=SOURCE_FILE
+        source=SOURCE_FILE, argv=(request.tools[INTERPRETER], "-c", SYNTAX_CHECK, SOURCE_FILE), entry=SOURCE_FILE
     )
 
 
 def run_argv(request: RunRequest) -> list[str]:
     return [
         *stack_limit_prefix(request.memory_mb),
-        request.python,
+        request.tools[INTERPRETER],
         f"{request.program_dir}/{request.entry}",
         *request.args,
     ]
-
-
-def pylint() -> type[Linter]:
-    from linteval_ray.validate.lint.pylint import Pylint  # here: the lint package imports this one
-
-    return Pylint
-
-
-PY3 = LanguageSpec(
-    name="py3",
-    display_name="Python 3",
-    prompt_fence_tag="python",
-    fence_tags=frozenset({"python", "python3", "py", "py3"}),
-    bare_code_test="python_program",
-    source_file=SOURCE_FILE,
-    linter_tool="pylint",
-    linter_name="pylint",
-    linter_class=pylint,
-    compile_command=compile_command,
-    run_argv=run_argv,
-    output_env=frozen_env(OUTPUT_ENV),
-    interpreted=True,
-)
-
-register_language(PY3)

@@ -1,4 +1,4 @@
-"""clang-tidy for C++: one process per file, files of a batch run concurrently.
+"""clang-tidy: one process per file, files of a batch run concurrently.
 
 Parses the ``--export-fixes`` YAML only. Its FileOffset is a byte offset into
 the file: converted here to a 1-based line and a 1-based byte column (what
@@ -12,20 +12,15 @@ import json
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 from pydantic import BaseModel
 
-from linteval_ray import languages
+from linteval_ray.languages.cpp.categories import clang_tidy_family
 from linteval_ray.schema.record import LintMessage
-from linteval_ray.validate.lint.base import Linter, LintError, LinterSettings, LintOutcome, run_bounded, tail
-from linteval_ray.validate.lint.categories import clang_tidy_family
+from linteval_ray.validate.lint.base import Linter, LintError, LinterSetup, LintOutcome, run_bounded, tail
 from linteval_ray.validate.sandbox.base import BOX_DIR, RunLimits, Sandbox, SandboxError
-
-if TYPE_CHECKING:
-    from linteval_ray.toolchain import Toolchain
-    from linteval_ray.validate.lint.profiles import LintProfile
 
 # clang-tidy exits 1 when the file has compile errors; those are reported as clang-diagnostic-error
 # messages, so both codes mean "ran fine".
@@ -64,11 +59,12 @@ def offset_to_line_column(starts: list[int], offset: int) -> tuple[int, int]:
 
 class ClangTidy(Linter):
     tool = "clang-tidy"
-    language = "cpp"
-    file_name = languages.language(language).source_file
+    adapter_version = "2"
 
-    def __init__(self, binary: str, config: ClangTidyConfig, *, jobs: int = 2, timeout_s: float = 120.0,
-                 cpu_s: float = 30.0, memory_mb: int = 4096, sandbox: Sandbox | None = None) -> None:
+    def __init__(self, binary: str, config: ClangTidyConfig, *, file_name: str, jobs: int = 2,
+                 timeout_s: float = 120.0, cpu_s: float = 30.0, memory_mb: int = 4096,
+                 sandbox: Sandbox | None = None) -> None:
+        self.file_name = file_name  # its extension tells clang-tidy the language
         self.binary = str(Path(binary).resolve())  # the box binds the resolved folder, not a symlink to it
         # clang-tidy opens whatever the source names (`#include`, `#embed` + static_assert
         # messages can quote a file): with a sandbox it only sees what the box shows.
@@ -80,10 +76,11 @@ class ClangTidy(Linter):
         self.memory_mb = memory_mb
 
     @classmethod
-    def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> ClangTidy:
-        config = ClangTidyConfig.load(profile.file("clang-tidy.yaml"))
-        return cls(toolchain.clang_tidy, config, jobs=settings.jobs, timeout_s=settings.timeout_s,
-                   cpu_s=settings.cpu_s, memory_mb=settings.memory_mb, sandbox=settings.sandbox)
+    def create(cls, setup: LinterSetup) -> ClangTidy:
+        settings = setup.settings
+        return cls(setup.tools["clang_tidy"], ClangTidyConfig.load(setup.config), file_name=setup.file_name,
+                   jobs=settings.jobs, timeout_s=settings.timeout_s, cpu_s=settings.cpu_s,
+                   memory_mb=settings.memory_mb, sandbox=settings.sandbox)
 
     def lint_each(self, codes: list[str]) -> list[LintOutcome]:
         if len(codes) <= 1 or self.jobs <= 1:
@@ -120,7 +117,7 @@ class ClangTidy(Linter):
             return self.messages(report, data, main_dir / self.file_name)
 
     def _run(self, work: Path) -> tuple[int | None, bytes]:
-        """clang-tidy on ``work/sol.cpp`` writing ``work/fixes.yaml``: (exit code, stderr)."""
+        """clang-tidy on ``work/<file_name>`` writing ``work/fixes.yaml``: (exit code, stderr)."""
         if self.sandbox is None:
             proc = run_bounded(self.command(work / "fixes.yaml"), cwd=work, timeout_s=self.timeout_s,
                                tool=self.tool, memory_mb=self.memory_mb, cpu_s=self.cpu_s)

@@ -1,4 +1,4 @@
-"""Java 17: compiled by javac, run by the JVM, linted by PMD.
+"""How Java 17 compiles and runs: javac, then the JVM.
 
 The source file is named after its public top-level type (a program without one is
 ``Main.java``); the type that declares ``main`` (package-qualified) is run with
@@ -20,13 +20,8 @@ compile memory limit.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from linteval_ray.languages.base import CompileCommand, CompileRequest, LanguageSpec, RunRequest, frozen_env
-from linteval_ray.languages.registry import register_language
-
-if TYPE_CHECKING:
-    from linteval_ray.validate.lint.base import Linter
+from linteval_ray.languages.base import CompileCommand, CompileRequest, RunRequest
 
 DEFAULT_SOURCE_FILE = "Main.java"
 AS_OVERHEAD_MB = 2048
@@ -74,13 +69,13 @@ def compile_command(request: CompileRequest) -> CompileCommand:
     if request.compiler_archive:
         option = "ArchiveClassesAtExit" if request.dump_archive else "SharedArchiveFile"
         archive = (f"-J-XX:{option}={request.compiler_archive}",)
-    argv = (request.javac, *archive, *JAVAC_FLAGS, "-d", ".", source)
+    argv = (request.tools["javac"], *archive, *JAVAC_FLAGS, "-d", ".", source)
     return CompileCommand(source=source, argv=argv, entry=main_class)
 
 
 def run_argv(request: RunRequest) -> list[str]:
     return [
-        request.java,
+        request.tools["java"],
         f"-Xmx{request.memory_mb}m",
         *RUN_FLAGS,
         "-cp",
@@ -88,12 +83,6 @@ def run_argv(request: RunRequest) -> list[str]:
         request.entry,
         *request.args,
     ]
-
-
-def pmd() -> type[Linter]:
-    from linteval_ray.validate.lint.pmd import Pmd  # here: the lint package imports this one
-
-    return Pmd
 
 
 # Enough lexing to find top-level types, ignoring comments, strings and chars.
@@ -155,26 +144,3 @@ def _is_main_declaration(tokens: list[str], index: int) -> bool:
     return index >= 2 and tokens[index - 1] == "void" and tokens[index + 1 : index + 2] == ["("] and (
         "static" in tokens[max(0, index - 5) : index]
     )
-
-
-JAVA = LanguageSpec(
-    name="java",
-    display_name="Java",
-    prompt_fence_tag="java",
-    fence_tags=frozenset({"java"}),
-    bare_code_test="not_prose",
-    source_file=DEFAULT_SOURCE_FILE,
-    linter_tool="pmd",
-    linter_name="PMD",
-    linter_class=pmd,
-    compile_command=compile_command,
-    run_argv=run_argv,
-    compile_flags=JAVAC_FLAGS,
-    tool_compile_flags=JAVAC_FLAGS,
-    address_space_overhead_mb=AS_OVERHEAD_MB,
-    heap_exhausted=b"java.lang.OutOfMemoryError: Java heap space",
-    runtime_env=frozen_env(RUNTIME_ENV),
-    compiler_archive_warmup=ARCHIVE_WARMUP,
-)
-
-register_language(JAVA)

@@ -1,4 +1,4 @@
-"""PMD for Java: a warm PMD server per ``Pmd`` instance, one analysis per batch, ``json`` reports.
+"""PMD: a warm PMD server per ``Pmd`` instance, one analysis per batch, ``json`` reports.
 
 A PMD run spends ~7 CPU-seconds before its first file (JVM start, ~3 s of parsing the
 ruleset's category XML), whatever the number of files. ``PmdServer.java`` keeps one JVM
@@ -15,17 +15,12 @@ import json
 import logging
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from linteval_ray import languages
+from linteval_ray.languages.java.categories import pmd_family
 from linteval_ray.schema.record import LintMessage
-from linteval_ray.validate.lint.base import Linter, LintError, LinterSettings, LintOutcome, run_bounded, tail
-from linteval_ray.validate.lint.categories import pmd_family
+from linteval_ray.validate.lint.base import Linter, LintError, LinterSetup, LintOutcome, run_bounded, tail
 from linteval_ray.validate.lint.worker import LineWorker
-
-if TYPE_CHECKING:
-    from linteval_ray.toolchain import Toolchain
-    from linteval_ray.validate.lint.profiles import LintProfile
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +31,7 @@ PARSE_EXCEPTIONS = frozenset({"ParseException", "LexException"})
 PARSE_ERROR_CHECK = "java-parse-error"
 PARSE_ERROR_TEXT = "PMD could not parse the file"
 JAVA_LANGUAGE_VERSION = "17"  # the JDK that compiles submissions
-# PMD's own analysis JVM, not a submission's (those flags are in languages/java.py): it runs
+# PMD's own analysis JVM, not a submission's (those flags are in commands.py): it runs
 # outside the sandbox under RLIMIT_AS and a CPU budget per request, tuned for start-up and short
 # analyses (C1 only, serial GC) with a heap bound against hostile input, a stack for deep parse
 # trees, and small code-cache / class-space reservations so the address-space cap leaves room.
@@ -51,11 +46,11 @@ SERVER_MAX_RSS_MB = 1024
 
 class Pmd(Linter):
     tool = "pmd"
-    language = "java"
-    file_name = languages.language(language).source_file
+    adapter_version = "2"
 
-    def __init__(self, java: str, pmd_home: Path, ruleset: Path, *, timeout_s: float = 120.0,
+    def __init__(self, java: str, pmd_home: Path, ruleset: Path, *, file_name: str, timeout_s: float = 120.0,
                  cpu_s: float | None = 30.0, memory_mb: int | None = 4096) -> None:
+        self.file_name = file_name
         self.java = java
         self.pmd_home = pmd_home
         self.ruleset = ruleset
@@ -65,9 +60,10 @@ class Pmd(Linter):
         self._server: LineWorker | None = None
 
     @classmethod
-    def from_profile(cls, toolchain: Toolchain, profile: LintProfile, settings: LinterSettings) -> Pmd:
-        return cls(toolchain.java, toolchain.pmd_home, profile.file("pmd-ruleset.xml"), timeout_s=settings.timeout_s,
-                   cpu_s=settings.cpu_s, memory_mb=settings.memory_mb)
+    def create(cls, setup: LinterSetup) -> Pmd:
+        settings = setup.settings
+        return cls(setup.tools["java"], Path(setup.tools["pmd"]), setup.config, file_name=setup.file_name,
+                   timeout_s=settings.timeout_s, cpu_s=settings.cpu_s, memory_mb=settings.memory_mb)
 
     def classpath(self) -> str:
         return f"{self.pmd_home / 'conf'}:{self.pmd_home / 'lib'}/*"

@@ -1,4 +1,4 @@
-"""A long-lived pylint process: ``python -m linteval_ray.validate.lint.pylint_worker RCFILE``.
+"""A long-lived pylint process: ``python -m linteval_ray.languages.py3.pylint_worker RCFILE``.
 
 Keeps pylint and astroid imported (a fresh pylint process costs ~0.8 s a file,
 in-process ~40 ms). Protocol, one JSON object per line: it prints
