@@ -14,7 +14,8 @@ from linteval_ray.validate.judge.problem import (
     TestSet,
     prepare_problem,
 )
-from linteval_ray.validate.judge.run import JudgeResult, TestRecord, judge_revision
+from linteval_ray.validate.judge.records import TestRecord
+from linteval_ray.validate.judge.run import JudgeResult, judge_revision
 
 __all__ = [
     "CompileOutcome",

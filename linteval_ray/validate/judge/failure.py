@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linteval_ray.schema.result import EXCERPT_CAP, FirstFailure, Verdict
+from linteval_ray.validate.judge.records import TestRecord
 from linteval_ray.validate.sanitize import escape_char
 
 if TYPE_CHECKING:
     from linteval_ray.validate.judge.problem import PreparedProblem
-    from linteval_ray.validate.judge.run import TestRecord
 
 # Enough bytes for EXCERPT_CAP characters whatever the UTF-8 (at most 4 bytes each).
 HEAD_BYTES = 4 * EXCERPT_CAP + 3

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING
 
 from linteval_ray.languages.registry import language as language_spec
 from linteval_ray.schema.record import Language
+from linteval_ray.validate.judge.records import ReferenceTest
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult
 
 if TYPE_CHECKING:
     from linteval_ray.validate.judge.compile import CompiledProgram
     from linteval_ray.validate.judge.context import JudgeContext
-    from linteval_ray.validate.judge.problem import ReferenceTest
 
 # The wall clock only stops programs that do not use their CPU (sleep, block on input): a
 # CPU-bound program still fits with three other busy processes per core.

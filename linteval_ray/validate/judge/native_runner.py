@@ -51,7 +51,8 @@ from linteval_ray.validate.scratch import work_dir
 
 if TYPE_CHECKING:
     from linteval_ray.validate.judge.context import JudgeContext
-    from linteval_ray.validate.judge.problem import ReferenceTest, TestSet
+    from linteval_ray.validate.judge.problem import TestSet
+    from linteval_ray.validate.judge.records import ReferenceTest
 
 log = logging.getLogger(__name__)
 

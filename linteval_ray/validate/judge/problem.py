@@ -35,6 +35,7 @@ from linteval_ray.validate.judge.commands import GeneratorCommand, parse_generat
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_cached
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.limits import run_memory
+from linteval_ray.validate.judge.records import ReferenceTest
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
 from linteval_ray.validate.scratch import work_dir
 
@@ -102,12 +103,6 @@ class TestSet(BaseModel):
         """The generator command line (number, text) that made input ``name``."""
         index = self.names.index(name)
         return self.origins[index] if index < len(self.origins) else None
-
-
-class ReferenceTest(BaseModel):
-    name: str
-    wall_s: float
-    cpu_s: float
 
 
 class ReferenceRun(BaseModel):

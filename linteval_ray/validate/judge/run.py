@@ -48,7 +48,8 @@ from linteval_ray.validate.judge.failure import HEAD_BYTES, first_failure
 from linteval_ray.validate.judge.java_runner import fits_one_jvm, run_in_one_jvm
 from linteval_ray.validate.judge.limits import memory_evidence, test_run_limits, time_limit_s
 from linteval_ray.validate.judge.native_runner import fits_one_box, run_in_one_box
-from linteval_ray.validate.judge.problem import PreparedProblem, ReferenceTest
+from linteval_ray.validate.judge.problem import PreparedProblem
+from linteval_ray.validate.judge.records import ReferenceTest, TestRecord
 from linteval_ray.validate.judge.warm import WarmRun, WarmTest
 from linteval_ray.validate.sandbox.base import RunResult
 from linteval_ray.validate.scratch import work_dir
@@ -57,25 +58,6 @@ from linteval_ray.validate.scratch import work_dir
 # limit (rusage and RLIMIT_CPU account a little differently: a spinner killed at 2 s shows ~1.9).
 CPU_USED_SHARE = 0.8
 CPU_KILL_SIGNALS = (signal.SIGXCPU, signal.SIGKILL)
-
-
-class TestRecord(BaseModel):
-    """One test of a revision; ``verdict`` None means it was skipped after a time limit."""
-
-    name: str
-    verdict: Verdict | None
-    time_limit_s: float
-    wall_s: float = 0.0
-    cpu_s: float = 0.0
-    detail: str = ""
-    evidence: str = ""  # the system's facts that decided a failed test's verdict (never the program's text)
-    # How the run ended, for ``first_failure`` (the output head is kept for failed tests only).
-    exit_code: int | None = None
-    signal: int | None = None
-    peak_rss_mb: float | None = None
-    output_head: bytes = b""
-    output_more: bool = False
-    warm: bool = False  # judged from a run in a revision's one box or one JVM (not a box of its own)
 
 
 class Audit(BaseModel):

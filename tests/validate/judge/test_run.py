@@ -12,7 +12,8 @@ from linteval_ray.schema.result import Verdict
 from linteval_ray.validate.audit import audited
 from linteval_ray.validate.judge import JudgeContext, JudgeResult, PreparedProblem, judge_revision, prepare_problem
 from linteval_ray.validate.judge.limits import memory_evidence
-from linteval_ray.validate.judge.run import TestRecord, is_borderline_time_limit
+from linteval_ray.validate.judge.records import TestRecord
+from linteval_ray.validate.judge.run import is_borderline_time_limit
 from linteval_ray.validate.sandbox.base import RunResult
 from tests.validate.judge import problems
 

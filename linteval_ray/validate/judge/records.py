@@ -1,0 +1,35 @@
+"""What the judge records per test: the original's run on it (``ReferenceTest``, which scales the
+time limit) and a revision's judged run (``TestRecord``). Plain models below every judging module,
+so limits, runners and failure descriptions name them without importing the modules that make them.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from linteval_ray.schema.result import Verdict
+
+
+class ReferenceTest(BaseModel):
+    name: str
+    wall_s: float
+    cpu_s: float
+
+
+class TestRecord(BaseModel):
+    """One test of a revision; ``verdict`` None means it was skipped after a time limit."""
+
+    name: str
+    verdict: Verdict | None
+    time_limit_s: float
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    detail: str = ""
+    evidence: str = ""  # the system's facts that decided a failed test's verdict (never the program's text)
+    # How the run ended, for ``first_failure`` (the output head is kept for failed tests only).
+    exit_code: int | None = None
+    signal: int | None = None
+    peak_rss_mb: float | None = None
+    output_head: bytes = b""
+    output_more: bool = False
+    warm: bool = False  # judged from a run in a revision's one box or one JVM (not a box of its own)
