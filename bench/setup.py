@@ -38,7 +38,7 @@ if str(ROOT) not in sys.path:  # run as a script: make `bench` and the package i
 
 from bench.cpu import tree_cpu_s  # noqa: E402
 from linteval_ray.config import ValidationConfig  # noqa: E402
-from linteval_ray.languages import language as language_spec  # noqa: E402
+from linteval_ray.languages.registry import testlib_language  # noqa: E402
 from linteval_ray.schema.bundled import bundled_path  # noqa: E402
 from linteval_ray.schema.record import LintEvalRecord  # noqa: E402
 from linteval_ray.validate.judge import JudgeContext, judge_revision  # noqa: E402
@@ -111,8 +111,7 @@ def set_up_problem(records: list[LintEvalRecord], ctx: MeteredContext) -> tuple[
     produced = {"tests": tree_digest(tests.directory, ".in")}
     for record in records:
         with metered(steps, "compile original"):
-            compile_cached(record.language, record.code, cache=ctx.cache, sandbox=ctx.sandbox, toolchain=ctx.toolchain,
-                           scratch=ctx.scratch, timeout_s=ctx.limits.compile_timeout_s, python=ctx.python)
+            compile_cached(record.language, record.code, ctx)
         reference = run_reference(record.language, record.code, tests, ctx)  # compile: a cache hit now
         verify_checker(tools["checker"], tests, reference, ctx)
         produced[f"{record.sample_id} answers"] = tree_digest(reference.directory, ".ans")
@@ -159,7 +158,7 @@ def measure(problems: list[str] | None) -> dict[str, Any]:
             per_node: dict[str, float] = defaultdict(float)
             for for_tools, step in ((True, "pch testlib.h"), (False, "pch bits/stdc++.h")):
                 with metered(per_node, step):
-                    precompiled_headers(for_tools, ctx.toolchain, ctx.sandbox, ctx.cache)
+                    precompiled_headers(testlib_language(), for_tools, ctx)
             per_problem: dict[str, dict[str, float]] = {}
             produced: dict[str, dict[str, str]] = {}
             for problem_id, records in by_problem.items():
@@ -177,7 +176,7 @@ def measure(problems: list[str] | None) -> dict[str, Any]:
             validator.close()
     return {"per_node": dict(per_node), "per_problem": per_problem, "produced": produced,
             "revision_checker_s": ctx.revision_checker_s,
-            "flags": list(language_spec("cpp").flags(True))}
+            "flags": list(testlib_language().flags(True))}
 
 
 def print_report(result: dict[str, Any]) -> None:
