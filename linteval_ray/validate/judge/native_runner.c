@@ -364,7 +364,7 @@ static void exec_test(const struct test *t, int inputs, int out, int err, char *
     close_range(3, ~0U, 0);
     struct rlimit cpu = {(rlim_t)t->cpu_limit_s, (rlim_t)t->cpu_limit_s + 1}; /* as a box's prlimit sets it */
     setrlimit(RLIMIT_CPU, &cpu);
-    sigset_t none;
+    sigset_t none; /* no signal blocked, as a program in a box of its own starts */
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     execve(argv[0], argv, environ);
@@ -482,10 +482,6 @@ int main(int argc, char **argv) {
     off_t head = atol(argv[4]), tail = atol(argv[5]);
     if (fcntl(inputs, F_SETFD, FD_CLOEXEC) != 0)
         fail("the inputs' descriptor");
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &chld, NULL);
     forbid_lasting_ipc();
     uint64_t files, network;
     settle(&files, &network);
@@ -512,6 +508,8 @@ int main(int argc, char **argv) {
         for (int k = 0; k < 2; k++)
             while (drain(&outputs[k], cap)) { /* every writer is gone: up to a pipe's buffer left */
             }
+        if (outputs[0].size > cap || outputs[1].size > cap)
+            stop(t->name, "output"); /* the box-per-test path stops such a run at its cap */
         if (exited > 0 && WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
             ended(t->name, WTERMSIG(status), cpu, wall, usage.ru_maxrss, &outputs[0], &outputs[1], head, tail);
         off_t size = output_size(&outputs[0], cap), err_size = output_size(&outputs[1], cap);
