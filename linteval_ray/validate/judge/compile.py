@@ -201,8 +201,7 @@ def compile_cached(language: str, code: str, ctx: JudgeContext, *, with_testlib:
 def _compile_key_flags(spec: LanguageSpec, with_testlib: bool, ctx: JudgeContext) -> list[object]:
     """What a compile depends on besides code and toolchain: the language's own flags, and the
     interpreter's path for a language run from source."""
-    interpreter = ctx.tool_paths()[spec.interpreter] if spec.interpreter else None
-    return [spec.flags(with_testlib), with_testlib, interpreter]
+    return [spec.flags(with_testlib), with_testlib, ctx.interpreter_path(spec)]
 
 
 # -- precompiled headers -----------------------------------------------------------------------

@@ -16,6 +16,7 @@ from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sand
 from linteval_ray.validate.scratch import work_dir
 
 if TYPE_CHECKING:
+    from linteval_ray.languages.base import LanguageSpec
     from linteval_ray.toolchain import Toolchain
     from linteval_ray.validate.cache import ContentCache
 
@@ -49,6 +50,11 @@ class JudgeContext:
     def tool_paths(self) -> dict[str, str]:
         """Tool name -> path for compile and run commands; ``python`` is validation.python."""
         return {**self.toolchain.tool_paths(), "python": self.python}
+
+    def interpreter_path(self, spec: LanguageSpec) -> str | None:
+        """The interpreter a language run from source runs on (it keys compiles and answers); None
+        for a compiled language."""
+        return self.tool_paths()[spec.interpreter] if spec.interpreter else None
 
     def run(
         self,

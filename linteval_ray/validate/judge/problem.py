@@ -283,7 +283,7 @@ def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeConte
         memory_mb=ctx.limits.memory_mb,
         memory_used=ctx.sandbox.counts_memory,  # memory counted as used (a cgroup) or as address space
         output_mb=ctx.limits.output_mb,
-        python=ctx.tool_paths()[spec.interpreter] if spec.interpreter else None,
+        python=ctx.interpreter_path(spec),
         python_env=dict(spec.output_env) or None,  # e.g. PYTHONHASHSEED: the answers depend on it
     )
     directory = ctx.cache.get_dir(key)
