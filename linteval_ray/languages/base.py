@@ -3,7 +3,7 @@
 Extraction (fence tags, how to tell bare code from prose), prompts (wording), linting (the
 adapter, the profile's settings file, alert families, suppressions, ``calibrate --derive``), the
 toolchain (tool rows), the judge (file names, compile and run command lines, address-space
-overhead, environment, which runner takes its tests) and ``plan`` (measured costs) read a
+overhead, stack, environment) and ``plan`` (measured costs) read a
 language's facts from its spec instead of keeping per-language tables. Each language is one
 package (``linteval_ray/languages/<name>/``) whose ``SPEC`` is this value; ``registry.py``
 knows them by name.
@@ -72,25 +72,6 @@ class RunRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class OneBox:
-    """A program whose tests may run one after the other in one box (``judge/native_runner.py``):
-    its run command as it is, each test the box's child."""
-
-
-@dataclass(frozen=True, slots=True)
-class OneJvm:
-    """A JVM program whose tests may run in one JVM (``judge/java_runner.py``), started with
-    the flags of a fresh run; the runner's own classes are compiled by ``javac``."""
-
-    jvm_flags: tuple[str, ...]
-    java: str = "java"  # tool names
-    javac: str = "javac"
-
-
-Runner = OneBox | OneJvm | None
-
-
-@dataclass(frozen=True, slots=True)
 class PrecompiledHeaders:
     """How the compiler precompiles a header (``judge/compile.py``): built once per node, used
     only where the compiler finds it valid."""
@@ -132,7 +113,8 @@ class LanguageSpec:
     tools: tuple[ToolSpec, ...]  # what the toolchain installs and probes for it
     compile_command: Callable[[CompileRequest], CompileCommand]
     run_argv: Callable[[RunRequest], list[str]]
-    runner: Runner = None  # how its tests may share one box (None: a box per test)
+    # Runs get RLIMIT_STACK = their memory limit (deep recursion, as Codeforces allows); else the default.
+    stack_at_memory_limit: bool = False
     compile_flags: tuple[str, ...] = ()  # what compiled submissions depend on (part of cache keys)
     tool_compile_flags: tuple[str, ...] = ()  # the same for testlib tools
     testlib_tools: bool = False  # testlib's generators, validators and checkers are compiled as this language

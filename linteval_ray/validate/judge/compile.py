@@ -44,7 +44,7 @@ from linteval_ray.languages.registry import language as language_spec
 from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
-from linteval_ray.validate.sandbox.process import cpu_limit_s
+from linteval_ray.validate.sandbox.box_init import cpu_limit_s
 from linteval_ray.validate.scratch import disk_is_full, free_bytes, remove_tree, work_dir
 
 log = logging.getLogger(__name__)
@@ -84,6 +84,10 @@ class CompiledProgram(BaseModel):
     def address_space_mb(self, memory_mb: int) -> int:
         """RLIMIT_AS for a run whose memory limit is ``memory_mb`` (the runtime's overhead added)."""
         return self.spec.address_space_mb(memory_mb)
+
+    def stack_mb(self, memory_mb: int) -> int | None:
+        """RLIMIT_STACK for a run whose memory limit is ``memory_mb`` (None: the system's default)."""
+        return memory_mb if self.spec.stack_at_memory_limit else None
 
     def env(self) -> dict[str, str]:
         """Environment of every run of this program (the original's and revisions' alike)."""

@@ -1,11 +1,10 @@
 """How long and how big a revision may run on one test, and what says it went past.
 
 Time limit = max(``time_floor_s``, ``time_factor`` x the original's CPU time on that input), on
-the run's own CPU time (user + system of its processes, from rusage), so a busy host slows a
-program without failing it; a wall-clock cap of ``WALL_CAP_FACTOR`` x the limit +
+the run's own CPU time (user + system of every process of its box, as its init reaped them), so a
+busy host slows a program without failing it; a wall-clock cap of ``WALL_CAP_FACTOR`` x the limit +
 ``WALL_CAP_EXTRA_S`` stops sleepers. Memory and output limits from ``TestLimits``. The same for a
-test in a box of its own (``run.run_one_test``), in a revision's one box (``native_runner``) and
-for the original's reference runs (``problem.py``).
+revision's tests (``run.run_one_test``) and the original's reference runs (``problem.py``).
 
 Memory is the memory a run uses: where the sandbox has a memory cgroup per run
 (``Sandbox.counts_memory``: as root), C++ and Python runs have no address-space limit and their
@@ -60,6 +59,7 @@ def test_run_limits(program: CompiledProgram, limit_s: float, ctx: JudgeContext)
         resident_mb=resident,
         output_bytes=ctx.limits.output_mb << 20,
         file_size_mb=ctx.limits.output_mb,
+        stack_mb=program.stack_mb(ctx.limits.memory_mb),
     )
 
 
