@@ -38,7 +38,8 @@ class CheckpointsConfig(Section):
 
 
 class MlflowConfig(Section):
-    tracking_uri: str | None = Field(default=None, description="default: MLFLOW_TRACKING_URI, else MLflow's own")
+    tracking_uri: str | None = Field(default=None, description="a server (http://...) or sqlite:///mlflow.db; default: "
+                                     "MLFLOW_TRACKING_URI")
     experiment: str | None = Field(default=None, description="default: MLFLOW_EXPERIMENT_NAME, else the run name")
 
 
