@@ -211,7 +211,7 @@ class SetDriver:
                               f"({', '.join(e.name for e in self.record.models)})")
         with self._lock:
             if self.board is None or self.board.baseline != baseline:
-                self.board = Board(baseline, [e.name for e in self.record.models])
+                self.board = Board(baseline, [e.name for e in self.record.models], self.config.rank_by)
             self.board.order([e.name for e in self.record.models])
             self.folder.write_record(self.record)
         return True

@@ -105,6 +105,31 @@ def test_the_leaderboard_pairs_each_model_with_the_baseline(evaluated):
     assert outcome.leaderboard is not None and outcome.leaderboard.baseline == "ref"
 
 
+def test_returning_every_program_unchanged_does_not_top_the_leaderboard(evaluated, capsys):
+    """"unchanged" returns each original as it is: every test passes (Pass@1 100 %), no alert goes away.
+    The default ranking (Pass@1 x Reduction@P) puts the model that fixes alerts first and shows the share
+    of revisions identical to their original; ranking by Pass@1 alone is still there, asked for."""
+    from linteval_ray.cli import main
+
+    output = evaluated[0]
+    board = json.loads((output / "leaderboard.json").read_text())
+    assert board["rank_by"] == "pass_x_reduction"
+    overall = {m["name"]: m["overall"] for m in board["models"]}
+    assert overall["unchanged"]["pass_at_1"] > overall["ref"]["pass_at_1"]  # what ranked it first before
+    assert (overall["unchanged"]["unchanged"], overall["ref"]["unchanged"]) == (1.0, 0.0)
+    lines = [line for line in (output / "leaderboard.md").read_text().splitlines() if line.startswith("| ")]
+    assert [line.split("|")[1].strip() for line in lines[1:3]] == ["ref (baseline)", "unchanged"]
+    assert lines[2].split("|")[11].strip() == "100.0%"  # its Unchanged column
+
+    def compared(*flags: str) -> list[str]:
+        assert main(["compare", str(output), "--markdown", *flags]) == 0
+        rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
+        return [row.split("|")[1].strip().split(" (")[0] for row in rows]
+
+    assert compared() == ["ref", "unchanged"]
+    assert compared("--rank-by", "pass_at_1") == ["unchanged", "ref"]
+
+
 def test_a_rerun_skips_finished_models_resumes_a_partial_one_and_adds_new_ones(evaluated, answers, tmp_path):
     output = tmp_path / "out"
     shutil.copytree(evaluated[0], output)
