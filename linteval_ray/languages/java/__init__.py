@@ -28,7 +28,7 @@ SPEC = LanguageSpec(
     runner=OneJvm(jvm_flags=commands.RUN_FLAGS),
     compile_flags=commands.JAVAC_FLAGS,
     tool_compile_flags=commands.JAVAC_FLAGS,
-    address_space_overhead_mb=commands.AS_OVERHEAD_MB,
+    memory_overhead_mb=commands.AS_OVERHEAD_MB,
     heap_exhausted=b"java.lang.OutOfMemoryError: Java heap space",
     runtime_env=frozen_env(commands.RUNTIME_ENV),
     compiler_archive_warmup=commands.ARCHIVE_WARMUP,

@@ -81,10 +81,6 @@ class CompiledProgram(BaseModel):
                              args=tuple(args or ()))
         return self.spec.run_argv(request)
 
-    def address_space_mb(self, memory_mb: int) -> int:
-        """RLIMIT_AS for a run whose memory limit is ``memory_mb`` (the runtime's overhead added)."""
-        return self.spec.address_space_mb(memory_mb)
-
     def env(self) -> dict[str, str]:
         """Environment of every run of this program (the original's and revisions' alike)."""
         return self.spec.run_env()
@@ -199,9 +195,12 @@ def compile_cached(language: str, code: str, ctx: JudgeContext, *, with_testlib:
 
 
 def _compile_key_flags(spec: LanguageSpec, with_testlib: bool, ctx: JudgeContext) -> list[object]:
-    """What a compile depends on besides code and toolchain: the language's own flags, and the
-    interpreter's path for a language run from source."""
-    return [spec.flags(with_testlib), with_testlib, ctx.interpreter_path(spec)]
+    """What a compile depends on besides code and toolchain: the language's own flags, the
+    interpreter's path for a language run from source, and the compiler's environment
+    (``GOFLAGS``, ``CGO_ENABLED``, ``SOURCE_DATE_EPOCH`` change what it writes). An empty environment
+    adds nothing: the keys of languages without one stay those of their cached compiles."""
+    env = spec.compile_env()
+    return [spec.flags(with_testlib), with_testlib, ctx.interpreter_path(spec), *([env] if env else [])]
 
 
 # -- precompiled headers -----------------------------------------------------------------------

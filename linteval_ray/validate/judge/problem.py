@@ -284,7 +284,9 @@ def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeConte
         memory_used=ctx.sandbox.counts_memory,  # memory counted as used (a cgroup) or as address space
         output_mb=ctx.limits.output_mb,
         python=ctx.interpreter_path(spec),
-        python_env=dict(spec.output_env) or None,  # e.g. PYTHONHASHSEED: the answers depend on it
+        # Every run's environment (PYTHONHASHSEED, a runtime's GODEBUG...): the answers depend on it. The key's
+        # name is older than languages with a runtime environment; renaming it would drop every cached answer.
+        python_env=spec.run_env() or None,
     )
     directory = ctx.cache.get_dir(key)
     if directory is None:
