@@ -171,7 +171,7 @@ def compile_cached(language: str, code: str, ctx: JudgeContext, *, with_testlib:
         "tool" if with_testlib else "compile",  # "tool": single flight, counted apart in the manifest
         language=language,
         code=code,
-        toolchain=ctx.toolchain.toolchain_id,
+        toolchain=ctx.toolchain.language_id(language),
         flags=_compile_key_flags(spec, with_testlib, ctx),
     )
     meta = ctx.cache.get_json(key)
@@ -301,7 +301,7 @@ def compiler_archive(spec: LanguageSpec, ctx: JudgeContext) -> Path | None:
         return None
     # Every tool's version and hash: coarser than needed, and a rebuild is cheap.
     key = ContentCache.key("compiler-archive", language=spec.name, argv=_warmup_command(spec, ctx).argv,
-                           toolchain=ctx.toolchain.toolchain_id)
+                           toolchain=ctx.toolchain.language_id(spec.name))
     return _built_once(ctx.cache.local_dir / "compiler-archive", key, lambda out: _build_archive(out, spec, ctx))
 
 
