@@ -2,11 +2,11 @@
 
 Extraction (fence tags, how to tell bare code from prose), prompts (wording), linting (the
 adapter, the profile's settings file, alert families, suppressions, ``calibrate --derive``), the
-toolchain (tool rows), the judge (file names, compile and run command lines, address-space
-overhead, stack, environment) and ``plan`` (measured costs) read a
-language's facts from its spec instead of keeping per-language tables. Each language is one
-package (``linteval_ray/languages/<name>/``) whose ``SPEC`` is this value; ``registry.py``
-knows them by name.
+toolchain (tool rows), the judge (file names, compile and run command lines, the runtime's
+memory overhead and address-space reservation, stack, environment) and ``plan`` (measured costs)
+read a language's facts from its spec instead of keeping per-language tables. Each language is one
+package (``linteval_ray/languages/<name>/``) whose ``SPEC`` is this value; ``registry.py`` knows
+them by name.
 
 This module is the contract, below everything that asks for a language: the contracts it
 names (the ``Linter``, a tool row, the suppression rules) are imported for type checking only.
@@ -118,7 +118,13 @@ class LanguageSpec:
     compile_flags: tuple[str, ...] = ()  # what compiled submissions depend on (part of cache keys)
     tool_compile_flags: tuple[str, ...] = ()  # the same for testlib tools
     testlib_tools: bool = False  # testlib's generators, validators and checkers are compiled as this language
-    address_space_overhead_mb: int = 0  # RLIMIT_AS beyond the memory limit the runtime needs to start
+    # Memory the runtime itself uses beyond the program's memory limit (the JVM's code cache, class
+    # space, metaspace and thread stacks beyond its -Xmx heap): it raises RLIMIT_AS and the memory
+    # cgroup's limit alike.
+    memory_overhead_mb: int = 0
+    # Address space the runtime reserves up front and does not use (Go reserves ~650 MB of arenas
+    # before main): it raises RLIMIT_AS only; the memory cgroup stays at the memory limit.
+    address_space_reserve_mb: int = 0
     # What the runtime writes to stderr when its own heap limit (the memory limit) is exhausted, for a
     # runtime whose heap the kernel cannot see (None: the kernel counts the program's memory itself).
     heap_exhausted: bytes | None = None
@@ -143,8 +149,14 @@ class LanguageSpec:
         return paper_category(self.alert_families, family)
 
     def address_space_mb(self, memory_mb: int) -> int:
-        """RLIMIT_AS of a run whose memory limit is ``memory_mb``."""
-        return memory_mb + self.address_space_overhead_mb
+        """RLIMIT_AS of a run whose memory limit is ``memory_mb``: the runtime's own memory and its
+        up-front reservation added."""
+        return memory_mb + self.memory_overhead_mb + self.address_space_reserve_mb
+
+    def used_memory_mb(self, memory_mb: int) -> int:
+        """The memory a run whose memory limit is ``memory_mb`` may use (its memory cgroup's limit):
+        the runtime's own memory added, never what it only reserves."""
+        return memory_mb + self.memory_overhead_mb
 
     def run_env(self) -> dict[str, str]:
         """Environment of every run (the original's and revisions' alike)."""

@@ -50,6 +50,9 @@ class GroupMetrics(BaseModel):
     delta_line_at_p: float | None
     line_per_fix_at_p: float | None
     lint_errors: int = Field(default=0, description="rows whose linter failed: judged, outside the alert metrics")
+    unchanged: float | None = Field(
+        default=None, description="share of revisions identical to their original line for line (line endings and "
+        "a final newline aside), over the evaluated rows whose revision was linted: passing or not")
 
 
 class CategoryMetrics(BaseModel):
@@ -132,7 +135,16 @@ def group_metrics(rows: Sequence[MetricRow]) -> GroupMetrics:
         delta_line_at_p=ratio(changed, len(passed)),
         line_per_fix_at_p=ratio(changed, fixed),
         lint_errors=sum(r.lint_error for r in rows),
+        unchanged=unchanged_share(rows),
     )
+
+
+def unchanged_share(rows: Sequence[MetricRow]) -> float | None:
+    """The share of revisions whose line diff against the original is empty (``line_changes``: the
+    lines compared as written, so a changed indent or trailing space is a change; CRLF and a missing
+    final newline are not, as they change no line a linter or a reader sees)."""
+    revised = [r.metrics for r in rows if r.metrics is not None]
+    return ratio(sum(m.added_lines + m.deleted_lines == 0 for m in revised), len(revised))
 
 
 def reduction_parts(rows: Sequence[MetricRow]) -> tuple[list[float], list[float]]:

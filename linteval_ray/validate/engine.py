@@ -195,7 +195,8 @@ class Validator:
 
     def _lint_key(self, record: LintEvalRecord) -> str:
         return ContentCache.key("lint", language=record.language, code=record.code,
-                                toolchain=self.toolchain.toolchain_id, config=self.linters.config_id(record.language))
+                                toolchain=self.toolchain.language_id(record.language),
+                                config=self.linters.config_id(record.language))
 
     def _judge(self, w: _Work) -> None:
         assert w.revised_code is not None, "only judgeable rows (they have a revision) are judged"

@@ -13,7 +13,9 @@ from tests.languages.toy import TOY
 
 def test_address_space_is_the_memory_limit_plus_the_runtimes_overhead() -> None:
     assert TOY.address_space_mb(256) == 256
-    assert dataclasses.replace(TOY, address_space_overhead_mb=100).address_space_mb(256) == 356
+    assert dataclasses.replace(TOY, memory_overhead_mb=100).address_space_mb(256) == 356
+    reserving = dataclasses.replace(TOY, address_space_reserve_mb=1024)
+    assert (reserving.address_space_mb(256), reserving.used_memory_mb(256)) == (1280, 256)
 
 
 def test_runs_get_both_environments_and_compiles_only_the_runtimes() -> None:

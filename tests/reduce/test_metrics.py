@@ -131,3 +131,20 @@ def test_a_lint_error_row_counts_for_pass_at_1_but_not_for_the_alert_metrics():
     assert any("1 row(s) had a linter failure" in w for w in m.warnings())
     outcomes = {r[0]: r[1] for t in metric_tables(m) if t.title == "Outcomes" for r in t.rows}
     assert outcomes["lint errors (judged, not in the alert metrics): py3 1"] == "1"
+
+
+def test_the_unchanged_share_counts_revisions_whose_line_diff_is_empty_passing_or_not():
+    from linteval_ray.validate.sample_metrics import line_changes
+
+    rows = [
+        _row("a", "cpp", True, n_in=3, n_out=3, new=0, added=0, deleted=0),  # the original returned
+        _row("b", "cpp", False, n_in=3, n_out=3, new=0, added=0, deleted=0),  # returned, and failing (its tests)
+        _row("c", "py3", True, n_in=3, n_out=0, new=0, added=2, deleted=2),
+        ResultRow(sample_id="d", row_id="d/0", language="py3", status=Status.EVALUATED,  # no program extracted
+                  verdict=Verdict.EXTRACTION_FAILED),
+    ]
+    m = compute(rows)
+    assert m.overall.unchanged == pytest.approx(2 / 3) and m.by_language["py3"].unchanged == 0.0
+    # What counts as unchanged: the lines as written; CRLF and the final newline change no line.
+    assert line_changes("int x;\nint y;\n", "int x;\r\nint y;") == (0, 0)
+    assert line_changes("int x;\n", "int x; \n") == (1, 1)  # a trailing space is an edit (a linter may flag it)

@@ -12,7 +12,10 @@ processes may use the memory limit together; the kernel's OOM killer ends them p
 whose stack glibc reserves at RLIMIT_STACK (the memory limit, for deep recursion) costs what it
 touches, as on a judge that measures memory used. A JVM reserves far more address space than it
 uses: Java keeps its address-space allowance (``-Xmx`` bounds the heap at the memory limit) and its
-cgroup the same bound. Without memory cgroups every run is bounded by its address space, as before.
+cgroup the same bound (``LanguageSpec.memory_overhead_mb``: memory the runtime itself uses). A runtime
+that only reserves address space up front (``address_space_reserve_mb``: Go) gets no address-space
+limit under a cgroup, and its cgroup stays at the memory limit. Without memory cgroups every run is
+bounded by its address space (the memory limit, the runtime's overhead and its reservation).
 ``memory_limit`` is decided from the kernel's counts only (``memory_evidence``), never from what a
 program prints.
 """
@@ -65,12 +68,12 @@ def test_run_limits(program: CompiledProgram, limit_s: float, ctx: JudgeContext)
 
 def run_memory(program: CompiledProgram, ctx: JudgeContext) -> tuple[int | None, int | None]:
     """RLIMIT_AS and the memory cgroup's limit of a run of ``program`` (see the module docstring)."""
-    address_space = program.address_space_mb(ctx.limits.memory_mb)
+    spec, memory = program.spec, ctx.limits.memory_mb
     if not ctx.sandbox.counts_memory:
-        return address_space, None
-    if address_space > ctx.limits.memory_mb:  # a runtime that reserves beyond its memory limit: the JVM
-        return address_space, address_space
-    return None, ctx.limits.memory_mb
+        return spec.address_space_mb(memory), None
+    if spec.memory_overhead_mb:  # a runtime with memory of its own beyond the limit: the JVM keeps both bounds
+        return spec.address_space_mb(memory), spec.used_memory_mb(memory)
+    return None, memory  # what a runtime only reserves (Go's arenas) costs nothing under a cgroup
 
 
 def memory_evidence(result: RunResult, memory_mb: int, language: Language) -> str | None:

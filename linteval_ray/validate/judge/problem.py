@@ -163,7 +163,7 @@ def build_tests(record: LintEvalRecord, ctx: JudgeContext) -> TestSet:
         generator=record.generator,
         validator=record.validator,
         commands=[command.model_dump() for command in commands],
-        toolchain=ctx.toolchain.toolchain_id,
+        toolchain=ctx.toolchain.language_id(testlib_language().name),
         flags=testlib_language().flags(for_tools=True),
         wall_s=ctx.limits.reference_time_limit_s,
         output_mb=ctx.limits.output_mb,
@@ -279,13 +279,15 @@ def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeConte
         language=language,
         code=code,
         tests=tests.key,
-        toolchain=ctx.toolchain.toolchain_id,
+        toolchain=ctx.toolchain.language_id(language),
         wall_s=ctx.limits.reference_time_limit_s,
         memory_mb=ctx.limits.memory_mb,
         memory_used=ctx.sandbox.counts_memory,  # memory counted as used (a cgroup) or as address space
         output_mb=ctx.limits.output_mb,
         python=ctx.interpreter_path(spec),
-        python_env=dict(spec.output_env) or None,  # e.g. PYTHONHASHSEED: the answers depend on it
+        # Every run's environment (PYTHONHASHSEED, a runtime's GODEBUG...): the answers depend on it. The key's
+        # name is older than languages with a runtime environment; renaming it would drop every cached answer.
+        python_env=spec.run_env() or None,
     )
     directory = ctx.cache.get_dir(key)
     if directory is None:
