@@ -78,6 +78,16 @@ def test_infra_errors_are_never_scored_as_the_models_failure():
     assert any("infra_error" in w and "rerun" in w for w in m.warnings())
 
 
+def test_the_headline_says_what_leaving_the_infra_rows_out_is_worth():
+    rows = [_row("a", "cpp", True, 1, 0, 0, 1, 1), _row("b", "cpp", False, 1, 1, 0, 0, 0),
+            ResultRow(sample_id="c", row_id="c/0", language="cpp", status=Status.INFRA_ERROR, error="sandbox")]
+    m = compute(rows)
+    assert (m.overall.pass_at_1, m.pass_at_1_infra_as_failed) == (pytest.approx(1 / 2), pytest.approx(1 / 3))
+    assert "Pass@1 50.0% (33.3% with its 1 infra_error row(s) counted as failures)" in m.headline()
+    clean = compute(rows[:2])
+    assert clean.pass_at_1_infra_as_failed == clean.overall.pass_at_1 and "infra_error" not in clean.headline()
+
+
 def test_lint_agreement_over_samples_not_draws_and_its_warning():
     from linteval_ray.schema import LintAgreement
 
