@@ -8,8 +8,10 @@
  * runs but the read-only binds: no namespace, no tmpfs, no process, no cgroup.
  *
  * CONTROL_FD is a SOCK_SEQPACKET socket. Messages are NUL-separated fields.
- *   config ROOT N (KIND A B)*N       the first message: the folder the boxes are built on (never used
- *                                    by the host), and the layout every box shares
+ *   config PARENT N (KIND A B)*N     the first message: where to make the folder the boxes are built on
+ *                                    (empty on the host: each box mounts its root there in a mount
+ *                                    namespace of its own; removed when the server ends), and the
+ *                                    layout every box shares
  *   run N (KIND A B)*N M ARG*M E ENV*E CWD
  *                                    one run: its own operations, the init's argv and environment,
  *                                    its working directory; the descriptors (SCM_RIGHTS) are the reply
@@ -54,7 +56,7 @@ struct op { const char *kind, *a, *b; };
 struct layout { struct op ops[MAX_FIELDS / 3]; int n; };
 
 static char config_buffer[MAX_MESSAGE];
-static const char *root;
+static char root[4096];
 static struct layout shared;
 static struct { pid_t pid; int reply; } runs[MAX_RUNS];
 
@@ -291,7 +293,10 @@ static void start_run(int control) {
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control_data,
                          .msg_controllen = sizeof control_data};
     ssize_t size = recvmsg(control, &msg, MSG_CMSG_CLOEXEC);
-    if (size == 0) exit(0);  /* the sandbox (or its process) is gone: every box dies with this server (PDEATHSIG) */
+    if (size == 0) {  /* the sandbox (or its process) is gone: every box dies with this server (PDEATHSIG) */
+        rmdir(root);
+        exit(0);
+    }
     if (size < 0) {
         if (errno == EINTR) return;
         perror("box-server: recvmsg");
@@ -363,7 +368,10 @@ static void configure(int control) {
         fputs("box-server: a malformed configuration\n", stderr);
         exit(1);
     }
-    root = fields[1];
+    if ((size_t)snprintf(root, sizeof root, "%s/linteval-boxes-XXXXXX", fields[1]) >= sizeof root || !mkdtemp(root)) {
+        perror("box-server: a folder for the boxes' roots");
+        exit(1);
+    }
 }
 
 int main(int argc, char **argv) {

@@ -41,8 +41,9 @@ def box_server_binary() -> str:
 class BoxServer:
     """One server process; ``start`` a run in a fresh box."""
 
-    def __init__(self, root: Path, layout: list[Op], env: dict[str, str]) -> None:
-        self._root, self._layout, self._env = root, layout, env
+    def __init__(self, parent: Path, layout: list[Op], env: dict[str, str]) -> None:
+        """``parent``: where the server makes (and at its end removes) the empty folder boxes build on."""
+        self._parent, self._layout, self._env = parent, layout, env
         self._lock = threading.Lock()
         self._control: socket.socket | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -59,7 +60,7 @@ class BoxServer:
             raise SandboxError(f"cannot start the box server: {exc}") from exc
         finally:
             theirs.close()
-        ours.sendall(_message(["config", str(self._root), *_ops_fields(self._layout)]))
+        ours.sendall(_message(["config", str(self._parent), *_ops_fields(self._layout)]))
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], START_TIMEOUT_S)
         line = proc.stdout.readline() if ready else b""

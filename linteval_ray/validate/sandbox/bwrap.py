@@ -47,7 +47,6 @@ from linteval_ray.validate.sandbox.layout import INIT_PATH, Op, bwrap_args, run_
 from linteval_ray.validate.sandbox.process import ChildProcess, Pipes, Started, Supervised, build_env, supervise
 from linteval_ray.validate.sandbox.seccomp import box_filter, filter_fd
 from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid
-from linteval_ray.validate.scratch import remove_tree
 
 log = logging.getLogger(__name__)
 
@@ -91,15 +90,13 @@ class BwrapSandbox(Sandbox):
         self._cgroups, why = MemoryCgroups.find()
         if self._cgroups is None:
             log.info("no memory cgroup per run (%s): programs' memory is bounded by their address space", why)
-        self._boxes_root: Path | None = None
         self._server: BoxServer | None = None
         self._bwrap_per_run = not self.privileged or builder == "bwrap"
         if builder == "server" and not self.privileged:
             raise SandboxError("the box server needs root: without it bubblewrap builds the boxes")
         try:
             if not self._bwrap_per_run:
-                self._boxes_root = Path(tempfile.mkdtemp(prefix="linteval-boxes-"))
-                self._server = BoxServer(self._boxes_root, self._layout, build_env(None))
+                self._server = BoxServer(Path(tempfile.gettempdir()), self._layout, build_env(None))
             if not (self.bwrap and os.access(self.bwrap, os.X_OK)):
                 if self._bwrap_per_run:
                     raise SandboxError(f"bubblewrap (bwrap) not found: {INSTALL_HINT}")
@@ -258,9 +255,6 @@ class BwrapSandbox(Sandbox):
         if self._server is not None:
             self._server.close()
             self._server = None
-        if self._boxes_root is not None:
-            remove_tree(self._boxes_root)
-            self._boxes_root = None
 
     def _take_uid(self) -> int:
         """An idle claimed uid, or a newly claimed one when every claimed uid is busy."""
