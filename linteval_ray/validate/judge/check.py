@@ -20,6 +20,7 @@ check the driver did not report (its box was killed) is run again in a box of it
 
 from __future__ import annotations
 
+import re
 import signal
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -162,5 +163,13 @@ def checker_verdict(name: str, result: RunResult) -> Checked:
 
 
 def stderr_tail(result: RunResult) -> str:
+    """The last ``DETAIL_CAP`` characters of a run's stderr; a path the cut falls inside is dropped
+    (host paths are replaced in rows later, and half of one would not be)."""
     text = result.stderr.decode("utf-8", "replace").strip()
-    return text[-DETAIL_CAP:]
+    if len(text) <= DETAIL_CAP:
+        return text
+    tail = text[-DETAIL_CAP:]
+    cut_word = re.match(r"\S*", tail)
+    if not text[-DETAIL_CAP - 1].isspace() and cut_word is not None and "/" in cut_word.group():
+        tail = tail[cut_word.end():].lstrip()
+    return tail

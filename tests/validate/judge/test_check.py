@@ -8,7 +8,8 @@ import pytest
 
 from linteval_ray.schema.result import Verdict
 from linteval_ray.validate.judge import JudgeContext, PreparedProblem, ProblemError, judge_revision, prepare_problem
-from linteval_ray.validate.judge.check import batches, check_output, check_outputs
+from linteval_ray.validate.judge.check import batches, check_output, check_outputs, stderr_tail
+from linteval_ray.validate.sandbox import RunResult
 from tests.validate.judge import problems
 from tests.validate.judge.conftest import LIMITS
 
@@ -135,3 +136,12 @@ def test_outputs_are_batched_within_the_budget_in_order() -> None:
     assert [[name for name, _ in batch] for batch in batches(outputs, 10)] == [["a"], ["b"], ["c"], ["d", "e"]]
     assert [[name for name, _ in batch] for batch in batches(outputs, 100)] == [["a", "b", "c", "d", "e"]]
     assert list(batches([], 10)) == []
+
+
+def test_a_message_tail_never_starts_inside_a_path() -> None:
+    """Host paths are replaced in rows after the tail is cut: half a path would escape that."""
+    path = "/host/" + "deep/" * 30 + "file.txt"
+    cut = stderr_tail(RunResult(exit_code=1, stderr=f"see {path} then {'x' * 330} end".encode()))
+    assert cut.startswith("then x") and "/" not in cut
+    long = stderr_tail(RunResult(exit_code=1, stderr=("l" * 3000 + "<end>").encode()))
+    assert len(long) == 500 and long.endswith("<end>")  # no path: the plain tail
