@@ -34,8 +34,9 @@ def cpu_limit_s(limits: RunLimits) -> int:
 
 
 def tmp_inodes(limits: RunLimits) -> int:
-    """Files a box's tmpfs may hold: empty files cost kernel memory that ``size`` does not count."""
-    return max(1024, limits.tmp_mb * 64)
+    """Files a box's tmpfs may hold: empty files cost kernel memory that ``size`` does not count (about
+    1 KiB each: 16 MB at most for 64 MB), and a test may well make thousands of files or folders."""
+    return max(1024, limits.tmp_mb * 256)
 
 
 @dataclass

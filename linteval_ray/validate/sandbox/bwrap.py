@@ -189,11 +189,12 @@ class BwrapSandbox(Sandbox):
             cgroup_fds = [os.open(cgroup.procs, os.O_WRONLY | os.O_CLOEXEC)] if cgroup else []
             ours += [fd for fd in (seccomp, *cgroup_fds) if fd is not None]
             identity = (f"setuid:{uid}:{uid}" if self.privileged else f"userns:{os.geteuid()}:{os.getegid()}")
+            run_env = {**build_env(env), "PWD": BOX_DIR}  # what bwrap's --chdir sets: the same on every builder
             started: Started
             if self._bwrap_per_run:
                 options = InitOptions(report_fd=report_w, limits=limits, identity=identity, seccomp_fd=seccomp,
                                       cgroup_fds=cgroup_fds, box_tmpfs=box_tmpfs)
-                started = ChildProcess([*self._bwrap_argv(ops), *options.argv(argv)], env=build_env(env), cwd="/",
+                started = ChildProcess([*self._bwrap_argv(ops), *options.argv(argv)], env=run_env, cwd="/",
                                        stdio=pipes.child_ends, pass_fds=tuple(ours))
             else:
                 assert self._server is not None
@@ -202,8 +203,7 @@ class BwrapSandbox(Sandbox):
                 options = InitOptions(report_fd=next(numbers), limits=limits, identity=identity,
                                       seccomp_fd=next(numbers) if seccomp is not None else None,
                                       cgroup_fds=[next(numbers) for _ in cgroup_fds], box_tmpfs=box_tmpfs)
-                started = self._server.start(ops, options.argv(argv), build_env(env), BOX_DIR,
-                                             [*pipes.child_ends, *ours])
+                started = self._server.start(ops, options.argv(argv), run_env, BOX_DIR, [*pipes.child_ends, *ours])
             for fd in ours:
                 os.close(fd)
             ours.clear()
