@@ -47,6 +47,25 @@ class ReplayConfig(Section):
     )
 
 
+# The max_lora_rank values vLLM 0.29 accepts (vllm.config.lora.MaxLoRARanks; its default is 16): any other
+# fails at engine start. tests/generate/test_vllm_version.py checks them against the installed vLLM.
+VLLM_MAX_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
+VLLM_DEFAULT_MAX_LORA_RANK = 16
+
+
+def lora_rank_for(rank: int) -> int | None:
+    """The smallest max_lora_rank vLLM accepts that holds an adapter of rank ``rank`` (None: none does)."""
+    return next((allowed for allowed in VLLM_MAX_LORA_RANKS if allowed >= rank), None)
+
+
+def max_lora_rank_advice(rank: int) -> str:
+    """What to set for an adapter of rank ``rank``, in words."""
+    fit = lora_rank_for(rank)
+    if fit is None:
+        return f"vLLM's largest max_lora_rank is {VLLM_MAX_LORA_RANKS[-1]}: this adapter cannot be served"
+    return f"set engine_kwargs.max_lora_rank to {fit}"
+
+
 class VLLMConfig(Section):
     """Generation on a GPU actor pool through ray.data.llm's vLLM engine stage (docs/generation.md)."""
 
@@ -92,6 +111,17 @@ class VLLMConfig(Section):
         description="extra environment of the engine and tokenizer actors (e.g. HF_TOKEN is better set on the "
         "nodes); its values are never recorded",
     )
+
+    @field_validator("engine_kwargs")
+    @classmethod
+    def _max_lora_rank_vllm_accepts(cls, kwargs: dict[str, Any]) -> dict[str, Any]:
+        rank = kwargs.get("max_lora_rank")
+        if rank is not None and rank not in VLLM_MAX_LORA_RANKS:
+            accepted = ", ".join(map(str, VLLM_MAX_LORA_RANKS))
+            fit = lora_rank_for(rank) if isinstance(rank, int) else None
+            raise ValueError(f"max_lora_rank {rank!r} is not one vLLM accepts ({accepted})"
+                             + (f": use {fit}, the smallest that holds rank {rank}" if fit else ""))
+        return kwargs
 
 
 class EndpointConfig(Section):

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linteval_ray.config import ConfigError, StorageConfig, VLLMConfig, VLLMGeneration
+from linteval_ray.config.generation import VLLM_DEFAULT_MAX_LORA_RANK
 from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed, length_or_stop
 from linteval_ray.generate.lora_probe import adapter_problem, probe_lora
 from linteval_ray.generate.placement import (
@@ -84,7 +85,6 @@ CPU_ENGINE_DEFAULTS: dict[str, Any] = {
     "enable_chunked_prefill": False,
 }
 CPU_STAGE_NUM_CPUS = 0.1  # the light stages around a CPU engine (the engine has the cores)
-VLLM_DEFAULT_MAX_LORA_RANK = 16  # vLLM's LoRAConfig default
 
 
 class VLLMBackend(GenerationBackend):

@@ -46,6 +46,17 @@ def test_the_sampling_params_we_send_are_valid_with_stop_strings(require_vllm: N
     assert params.stop == ["</answer>"] and params.detokenize and params.seed == 3
 
 
+def test_the_max_lora_ranks_we_allow_are_the_ones_vllm_accepts(require_vllm: None) -> None:
+    from typing import get_args
+
+    from vllm.config.lora import LoRAConfig, MaxLoRARanks
+
+    from linteval_ray.config.generation import VLLM_DEFAULT_MAX_LORA_RANK, VLLM_MAX_LORA_RANKS
+
+    assert get_args(MaxLoRARanks) == VLLM_MAX_LORA_RANKS
+    assert LoRAConfig().max_lora_rank == VLLM_DEFAULT_MAX_LORA_RANK
+
+
 def _version(name: str) -> str | None:
     try:
         return metadata.version(name)

@@ -43,9 +43,10 @@ def build_tiny_model(directory: Path, corpus: list[str]) -> Path:
     return directory
 
 
-def build_lora_adapter(directory: Path, base_model: Path, zero: bool = False) -> Path:
+def build_lora_adapter(directory: Path, base_model: Path, zero: bool = False, dtype: str = "float32") -> Path:
     """Write a random rank-8 LoRA adapter on q_proj/v_proj in PEFT format (``zero``: B matrices
-    all zero, a valid adapter that changes nothing, as a broken export would)."""
+    all zero, a valid adapter that changes nothing, as a broken export would), its tensors of
+    ``dtype`` (``bfloat16``: what most fine-tuning libraries save)."""
     if (directory / "adapter_config.json").exists():
         return directory
     import torch
@@ -62,7 +63,8 @@ def build_lora_adapter(directory: Path, base_model: Path, zero: bool = False) ->
             tensors[f"{prefix}.lora_A.weight"] = torch.randn(LORA_RANK, HIDDEN, generator=generator)
             b = torch.randn(out_dims[module], LORA_RANK, generator=generator)
             tensors[f"{prefix}.lora_B.weight"] = torch.zeros_like(b) if zero else b
-    save_file(tensors, str(directory / "adapter_model.safetensors"))
+    save_file({name: t.to(getattr(torch, dtype)) for name, t in tensors.items()},
+              str(directory / "adapter_model.safetensors"))
     config = {
         "peft_type": "LORA",
         "task_type": "CAUSAL_LM",
