@@ -95,9 +95,8 @@ class VLLMBackend(GenerationBackend):
     def __init__(self, cfg: VLLMGeneration) -> None:
         if not cfg.vllm.model:
             raise ConfigError("generation.vllm.model is required (a local path, s3:// path or hub id)")
-        if looks_like_a_path(cfg.vllm.model) and not Path(cfg.vllm.model).expanduser().exists():
-            raise ConfigError(f"generation.vllm.model: {cfg.vllm.model} does not exist (a local folder, "
-                              "s3:// / gs:// path or hub id such as Qwen/Qwen2.5-Coder-7B-Instruct)")
+        # A local model folder is looked for where the engines load it (``_check_local_paths``), never
+        # here: the driver (a CPU head) need not mount the GPU nodes' weights.
         self.cfg = cfg
         self.vllm: VLLMConfig = cfg.vllm
         self._prompt_version = load_template(cfg.prompt_version).version_id

@@ -131,7 +131,8 @@ def main() -> None:
     ray.init(log_to_driver=False)
     outcome = SCENARIOS[scenario](VLLMBackend(config))
     result = {"scenario": scenario, "nodes": node_facts(), **outcome,  # the nodes at the end: those added too
-              "model_libraries": sorted(m for m in ("transformers", "torch", "vllm") if m in sys.modules)}
+              "model_libraries": sorted(m for m in ("transformers", "torch", "vllm") if m in sys.modules),
+              "model_on_driver": Path(str(config.vllm.model)).exists()}
     print("RESULT " + json.dumps(result), flush=True)
     os._exit(0)  # leave the stage's threads and actors to the job's end
 

@@ -25,11 +25,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def drive(cluster: RayCluster, python: Path, scenario: str, vllm: dict[str, Any],
-          timeout_s: float = 300.0, cwd: Path = REPO) -> tuple[dict[str, Any], str]:
-    """Run the driver scenario (in ``cwd``); its RESULT and its log."""
+          timeout_s: float = 300.0, cwd: Path = REPO, hidden: Path | None = None) -> tuple[dict[str, Any], str]:
+    """Run the driver scenario (in ``cwd``; ``hidden``: a folder the driver sees empty, as a volume only the
+    GPU nodes mount); its RESULT and its log."""
     config = json.dumps({"backend": "vllm", "vllm": {"placement_timeout_s": 120, **vllm}})
     env = {**cluster.env, "PYTHONPATH": str(REPO), "HOME": os.environ.get("HOME", "/root")}
-    proc = subprocess.run([str(python), "-m", "tests.cluster.gpu_driver", scenario, config], cwd=cwd, env=env,
+    # The same filesystem and network, but an empty tmpfs over ``hidden`` (a mount namespace of its own).
+    wrap = ["bwrap", "--dev-bind", "/", "/", "--tmpfs", str(hidden), "--"] if hidden else []
+    proc = subprocess.run([*wrap, str(python), "-m", "tests.cluster.gpu_driver", scenario, config], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout_s)
     results = [line.removeprefix("RESULT ") for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     assert proc.returncode == 0 and len(results) == 1, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr[-6000:]}"
@@ -89,6 +92,22 @@ def test_an_adapter_folder_missing_where_the_engine_loads_it_is_one_line(
     assert result["error"] == (f"generation.vllm.lora: ./adapter does not exist on Ray node {node}, where an engine "
                                "loads it (every GPU node needs the same local folders)")
     assert types_of(result, node) == ["A10G"]
+
+
+def test_weights_mounted_only_on_the_gpu_nodes_are_found_where_the_engines_load_them(
+        gpu_cluster: RayCluster, cpu_image_python: Path, tmp_path: Path) -> None:
+    """The head (the driver) does not mount the GPU nodes' model volume: the folder is looked for on each
+    engine's node, not on the driver, and a folder the nodes lack is named there."""
+    model = tmp_path / "volume" / "qwen-7b"
+    model.mkdir(parents=True)
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused", {"model": str(model), "accelerator_type": "A10G"},
+                      hidden=tmp_path / "volume")
+    assert (result["model_on_driver"], result["error"]) == (False, None)
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused",
+                      {"model": str(tmp_path / "volume" / "missing"), "accelerator_type": "A10G"})
+    [node] = [n for n in result["nodes"] if n in result["error"]]
+    assert result["error"] == (f"generation.vllm.model: {tmp_path / 'volume' / 'missing'} does not exist on Ray "
+                               f"node {node}, where an engine loads it (every GPU node needs the same local folders)")
 
 
 def test_a_broken_adapter_fails_the_run_before_any_engine_meets_it(
