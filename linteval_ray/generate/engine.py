@@ -106,13 +106,15 @@ def engine_processor(
             "should_continue_on_error": True,
             "log_engine_metrics": log_engine_metrics,
         },
+        # Named parameters where Ray 2.60 has them (its ``ray_remote_args`` go in Ray 2.64). It names none
+        # for an actor's restarts or for one placement group per actor: ``max_restarts`` and
+        # ``ray_remote_args_fn`` reach the operator through ``Processor``'s internal map_batches.
         map_batches_kwargs={
             "zero_copy_batch": True,
-            "compute": ActorPoolStrategy(size=engines),
-            "max_concurrency": concurrency,
-            "max_restarts": ENGINE_RESTARTS,
+            "compute": ActorPoolStrategy(size=engines, max_concurrent_calls_per_actor=concurrency),
             "num_cpus": 1,
             "num_gpus": 1 if one_worker and not shape.cpu_only else 0,
+            "max_restarts": ENGINE_RESTARTS,
             "ray_remote_args_fn": reservation.scheduling(),
             **({"runtime_env": runtime_env} if runtime_env else {}),
         },

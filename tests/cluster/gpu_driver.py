@@ -114,7 +114,8 @@ def engine_pool(ds: ray.data.Dataset) -> dict[str, Any]:
         todo.extend(op.input_dependencies)
     [engine] = [op for op in seen if "EngineUDF" in op.name]
     compute = engine.compute
-    return {"min_size": compute.min_size, "max_size": compute.max_size}
+    return {"min_size": compute.min_size, "max_size": compute.max_size,
+            "calls_per_engine": compute.max_concurrent_calls_per_actor, "remote_args": sorted(engine.ray_remote_args)}
 
 
 BUNDLED = Path(linteval_ray.__file__).parent / "load" / "bundled" / "linteval_bundled.jsonl"
