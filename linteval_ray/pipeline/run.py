@@ -32,7 +32,7 @@ from linteval_ray.languages.registry import PLUGINS_ENV, language_names
 from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import digest_in_background
 from linteval_ray.pipeline.actor_records import audit_counts, cache_counts, out_of_service_reports
-from linteval_ray.pipeline.progress import Progress
+from linteval_ray.pipeline.progress import Progress, without_ray_progress
 from linteval_ray.pipeline.validation import pool_autoscaling, shared_cache_validation
 from linteval_ray.pipeline.wiring import pipeline_stages
 from linteval_ray.reduce.reduce import Reduction, reduce_run
@@ -212,23 +212,13 @@ def init_ray(config: RunConfig) -> None:
 def _execute(stages: list[Stage], ds: ray.data.Dataset, expected: int | None, already_done: int) -> None:
     """Stream the checked input rows through the stages; the last one's summary rows drive the
     progress log."""
-    import ray.data
-
     from linteval_ray.pipeline.source import stream_schema
 
     check_chain(stages, stream_schema().names)
     for stage in stages:
         ds = stage.apply(ds)
     ds.context.autoscaling_config = pool_autoscaling()  # the context the dataset runs with
-    progress = Progress(total=expected, already_done=already_done)
-    context = ray.data.DataContext.get_current()
-    ray_bars = context.enable_progress_bars
-    # On a terminal ours is the one live bar: a second writer redrawing the same lines garbles both.
-    context.enable_progress_bars = ray_bars and not progress.live
-    try:
-        with progress:
-            for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
-                summary = cast("pa.Table", batch)  # batch_format="pyarrow"
-                progress.update(summary.column("status").to_pylist(), summary.column("pass_at_1").to_pylist())
-    finally:
-        context.enable_progress_bars = ray_bars
+    with Progress(total=expected, already_done=already_done) as progress:
+        for batch in without_ray_progress(ds).iter_batches(batch_format="pyarrow", batch_size=None):
+            summary = cast("pa.Table", batch)  # batch_format="pyarrow"
+            progress.update(summary.column("status").to_pylist(), summary.column("pass_at_1").to_pylist())
