@@ -20,13 +20,21 @@ from pydantic_core import PydanticCustomError
 
 from linteval_ray.config.section import NEUTRAL, SECRET, ConfigError, Section
 
+MODEL_DEFAULT = ("unset: the model's default (its generation_config.json), as `vllm serve` applies it; the vllm "
+                 "backend reads it on an engine's node, the endpoint backend leaves it to the server")
+
 
 class SamplingConfig(Section):
+    """What every request asks (docs/generation.md "Sampling"; the manifest records what it carried)."""
+
     temperature: float = 0.0
     top_p: float = 1.0
     max_tokens: int = Field(default=4096, ge=1)
     seed: int | None = 0
     stop: list[str] = Field(default_factory=list, description="stop sequences (not included in the response)")
+    top_k: int | None = Field(default=None, description=f"{MODEL_DEFAULT}; vLLM's own: off")
+    min_p: float | None = Field(default=None, ge=0, le=1, description=f"{MODEL_DEFAULT}; vLLM's own: 0")
+    repetition_penalty: float | None = Field(default=None, gt=0, description=f"{MODEL_DEFAULT}; vLLM's own: 1.0")
 
 
 class HealthConfig(Section):

@@ -109,6 +109,7 @@ def run(config: RunConfig) -> RunOutcome:
     intake: list[Stage] = [admit_stage(folder, broadcast_done(done), url), batches_stage(config, url)]
     stages = pipeline_stages(config, folder, intake, generation)
     with generation.engines():  # after the probe: its engine's GPUs are free again
+        record_sampling(folder, manifest, generation)
         _execute(stages, read_inputs(config, url, folder.store),
                  expected=rows_expected(config, source.rows, len(done)), already_done=len(done))
 
@@ -180,6 +181,15 @@ def run_fingerprint(config: RunConfig, dataset_sha: str, toolchain: Toolchain) -
     covered = config.dataset.languages or language_names()
     config_ids = {language: profile.config_id_of(language) for language in covered}
     return manifests.fingerprint(config, dataset_sha, toolchain.toolchain_id, config_ids)
+
+
+def record_sampling(folder: RunFolder, manifest: manifests.Manifest, generation: GenerationBackend) -> None:
+    """What every generation request carries, in the manifest before the first one (inside ``engines()``:
+    the vllm backend has read the model's defaults there)."""
+    sampling = generation.effective_sampling()
+    if sampling is not None:
+        manifest.sampling = sampling.model_dump()
+        manifests.write_manifest(folder, manifest)
 
 
 def finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction: Reduction) -> None:

@@ -54,6 +54,7 @@ from linteval_ray.pipeline.run import (
     broadcast_done,
     finish_manifest,
     init_ray,
+    record_sampling,
     resolve_output,
     rows_expected,
     run_fingerprint,
@@ -310,6 +311,7 @@ class SetDriver:
         # The stages are built inside: a vLLM stage places its engines in the groups reserved here,
         # removed at the block's end, before the next model's are reserved.
         with model.backend.engines():
+            record_sampling(model.folder, model.manifest, model.backend)
             rows = without_ray_progress(
                 _applied(stages, read_inputs(model.config, self.url, model.folder.store), stream_schema().names))
             for bundle in rows.iter_internal_ref_bundles():
