@@ -177,15 +177,27 @@ class VLLMBackend(GenerationBackend):
         """The run's engines' resources, reserved (waiting at most ``placement_timeout_s``) and released
         after; meanwhile the sampling of every request, the model's defaults read on an engine's node."""
         with self.reserve(self.vllm.replicas, "run") as reservation:
-            defaults = reservation.on_first_node(model_sampling_defaults, str(self.vllm.model),
-                                                 self.vllm.engine_kwargs, runtime_env=self.runtime_env())
-            self._sampling = with_model_defaults(self.cfg.sampling, defaults)
+            self._sampling = with_model_defaults(self.cfg.sampling, self._model_defaults(reservation))
             log.info("sampling of every request: %s", self._sampling.model_dump_json())
             self._reservation = reservation
             try:
                 yield
             finally:
                 self._reservation = None
+
+    def _model_defaults(self, reservation: EngineReservation) -> dict[str, Any]:
+        """The model's sampling defaults, read on the first engine's node (as its engine reads the model)."""
+        import ray.exceptions
+
+        try:
+            defaults: dict[str, Any] = reservation.on_first_node(
+                model_sampling_defaults, str(self.vllm.model), self.vllm.engine_kwargs, runtime_env=self.runtime_env())
+        except ray.exceptions.RayTaskError as exc:  # what the engine would die of there: one line now
+            cause = str(exc.cause if exc.cause is not None else exc).strip().splitlines()[0]
+            raise GenerationUnavailable(f"generation.vllm.model: {self.vllm.model} on Ray node "
+                                        f"{reservation.node_ids()[0]}: vLLM cannot read its configuration "
+                                        f"({cause})") from None
+        return defaults
 
     def effective_sampling(self) -> EffectiveSampling | None:
         """Known once ``engines()`` has read the model's defaults."""

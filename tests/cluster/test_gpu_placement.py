@@ -41,6 +41,13 @@ def drive(cluster: RayCluster, python: Path, scenario: str, vllm: dict[str, Any]
     return result, proc.stderr
 
 
+def model_folder(path: Path) -> Path:
+    """A model folder as far as the run reads it before an engine starts: its config (a Llama's)."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text(json.dumps({"model_type": "llama", "architectures": ["LlamaForCausalLM"]}))
+    return path
+
+
 def types_of(result: dict[str, Any], node_id: str) -> list[str]:
     return [t.removeprefix("accelerator_type:") for t in result["nodes"][node_id]["types"]]
 
@@ -98,8 +105,7 @@ def test_weights_mounted_only_on_the_gpu_nodes_are_found_where_the_engines_load_
         gpu_cluster: RayCluster, cpu_image_python: Path, tmp_path: Path) -> None:
     """The head (the driver) does not mount the GPU nodes' model volume: the folder is looked for on each
     engine's node, not on the driver, and a folder the nodes lack is named there."""
-    model = tmp_path / "volume" / "qwen-7b"
-    model.mkdir(parents=True)
+    model = model_folder(tmp_path / "volume" / "qwen-7b")
     result, _ = drive(gpu_cluster, cpu_image_python, "refused", {"model": str(model), "accelerator_type": "A10G"},
                       hidden=tmp_path / "volume")
     assert (result["model_on_driver"], result["error"]) == (False, None)
@@ -108,6 +114,13 @@ def test_weights_mounted_only_on_the_gpu_nodes_are_found_where_the_engines_load_
     [node] = [n for n in result["nodes"] if n in result["error"]]
     assert result["error"] == (f"generation.vllm.model: {tmp_path / 'volume' / 'missing'} does not exist on Ray "
                                f"node {node}, where an engine loads it (every GPU node needs the same local folders)")
+    # A folder there that is no model (no config.json): what its engine would die of, in one line before it starts.
+    (tmp_path / "volume" / "empty").mkdir()
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused",
+                      {"model": str(tmp_path / "volume" / "empty"), "accelerator_type": "A10G"})
+    [node] = [n for n in result["nodes"] if n in result["error"]]
+    assert result["error"].startswith(f"generation.vllm.model: {tmp_path / 'volume' / 'empty'} on Ray node {node}: "
+                                      "vLLM cannot read its configuration (Invalid repository ID or local directory")
 
 
 def test_a_broken_adapter_fails_the_run_before_any_engine_meets_it(
@@ -134,14 +147,15 @@ def test_a_bfloat16_adapter_passes_the_check_on_the_engine_s_node(
     from tests.generate.tiny_model import build_lora_adapter
 
     adapter = build_lora_adapter(tmp_path / "adapter", tmp_path, dtype="bfloat16")
-    result, _ = drive(gpu_cluster, cpu_image_python, "refused", {"model": str(tmp_path), "lora": str(adapter)})
+    model = model_folder(tmp_path / "model")
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused", {"model": str(model), "lora": str(adapter)})
     assert result["error"] is None
 
 
 def test_two_tp2_engines_take_one_2_gpu_node_each(gpu_cluster: RayCluster, cpu_image_python: Path,
                                                   tmp_path: Path) -> None:
     result, _ = drive(gpu_cluster, cpu_image_python, "placements",
-                      {"model": str(tmp_path), "accelerator_type": "A10G", "replicas": 2,
+                      {"model": str(model_folder(tmp_path / "model")), "accelerator_type": "A10G", "replicas": 2,
                        "engine_kwargs": {"tensor_parallel_size": 2}})
     nodes = one_node_each(result["engines"])
     assert len(set(nodes)) == 2 and all(types_of(result, n) == ["A10G"] for n in nodes)
@@ -154,7 +168,7 @@ def test_at_zero_the_run_waits_for_the_autoscaler_and_the_probe_s_gpus_are_freed
     LoRA probe's engine (TP=2) is placed and removed, then both TP=2 engines fit on that one node, which
     they could not while the probe's group held two of its GPUs."""
     result, log = drive(gpu_cluster, cpu_image_python, "probe_then_engines",
-                        {"model": str(tmp_path), "accelerator_type": "L4", "replicas": 2,
+                        {"model": str(model_folder(tmp_path / "model")), "accelerator_type": "L4", "replicas": 2,
                          "engine_kwargs": {"tensor_parallel_size": 2}})
     assert ("the vLLM engines do not fit the cluster's nodes now (they need 2 engine(s) of 2 GPU(s) of "
             "accelerator_type L4") in log
