@@ -262,6 +262,7 @@ class EngineReady(threading.Thread):
 def raw(args: argparse.Namespace, tp: int, jobs: list[list[dict[str, Any]]]) -> tuple[list[Job], float, dict[str, str]]:
     """vLLM's LLM.generate on the same prompt token ids, each job in turn on one engine, in a fresh process
     (its GPU memory goes with it): the Jobs, the engine start, the last job's texts by row."""
+    from linteval_ray.generate.sampling import model_sampling_defaults, with_model_defaults
     from linteval_ray.generate.tokens import load_tokenizer, prompt_token_ids
     from linteval_ray.generate.vllm import CPU_ENGINE_DEFAULTS
     from linteval_ray.prompt.template import build_messages
@@ -270,13 +271,16 @@ def raw(args: argparse.Namespace, tp: int, jobs: list[list[dict[str, Any]]]) -> 
     tokenizer = load_tokenizer(args.model)
     prompts = [[prompt_token_ids(tokenizer, build_messages(record_of(r), "v1"), None, {}) for r in rows]
                for rows in jobs]
-    engine = dict(generation_config(args, tp).vllm.engine_kwargs)
+    config = generation_config(args, tp)
+    engine = dict(config.vllm.engine_kwargs)
+    # The sampling our stage's requests carry: the model's defaults where the config sets nothing.
+    sampling = with_model_defaults(config.sampling, model_sampling_defaults(args.model, engine)).params
     if args.cpu:
         engine = {**CPU_ENGINE_DEFAULTS, **engine, "max_num_batched_tokens": args.max_model_len}
     with tempfile.TemporaryDirectory() as work:
         spec = Path(work) / "spec.json"
-        spec.write_text(json.dumps({"model": args.model, "engine": engine, "jobs": prompts,
-                                    "max_tokens": args.max_tokens, "launched_at": time.time()}))
+        spec.write_text(json.dumps({"model": args.model, "engine": engine, "jobs": prompts, "sampling": sampling,
+                                    "launched_at": time.time()}))
         out = subprocess.run([sys.executable, __file__, "--raw-worker", str(spec)], capture_output=True, text=True,
                              check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
         if out.returncode != 0:
@@ -294,7 +298,7 @@ def raw_worker(spec_path: str) -> None:
     launched = time.perf_counter() - (time.time() - spec["launched_at"])
     llm = LLM(model=spec["model"], **spec["engine"])
     engine_start_s = time.perf_counter() - launched
-    params = SamplingParams(temperature=0.0, max_tokens=spec["max_tokens"], seed=0)
+    params = SamplingParams(**spec["sampling"])
     jobs, texts = [], []
     for prompt_ids in spec["jobs"]:
         started = time.perf_counter()  # the engine is up: the same span as ours (engine up -> last output)
