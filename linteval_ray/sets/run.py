@@ -48,12 +48,13 @@ from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import SourceDigest, digest_in_background
-from linteval_ray.pipeline.progress import Progress
+from linteval_ray.pipeline.progress import Progress, without_ray_progress
 from linteval_ray.pipeline.run import (
     RunMismatchError,
     broadcast_done,
     finish_manifest,
     init_ray,
+    record_sampling,
     resolve_output,
     rows_expected,
     run_fingerprint_parts,
@@ -256,13 +257,11 @@ class SetDriver:
         stages = set_stages(self.config.model_copy(update={"validation": self.validation}), lanes)
         validation = _applied(stages, feed_dataset(feed, self.config.validation.pool.batch_size), PACKED_SCHEMA.names)
         validation.context.autoscaling_config = pool_autoscaling()  # the context the dataset runs with
+        without_ray_progress(validation)
         tally = Tally(prepared)
         totals = [rows_expected(p.config, self.source.rows, len(p.done)) for p in prepared]
         progress = Progress(total=None if None in totals else sum(t or 0 for t in totals),
                             already_done=sum(len(p.done) for p in prepared))
-        context = ray.data.DataContext.get_current()
-        ray_bars = context.enable_progress_bars
-        context.enable_progress_bars = ray_bars and not progress.live  # ours is the one live bar
         finisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="set-finisher")
         finishing: list[Future[None]] = []
 
@@ -285,7 +284,6 @@ class SetDriver:
                     ray.get(feed.close.remote())  # validation ends once what was fed is judged
                     consumer.join()
         finally:
-            context.enable_progress_bars = ray_bars
             finisher.shutdown(wait=True)  # the models that completed finish, whatever failed
         if tally.error is not None:
             raise tally.error
@@ -313,7 +311,9 @@ class SetDriver:
         # The stages are built inside: a vLLM stage places its engines in the groups reserved here,
         # removed at the block's end, before the next model's are reserved.
         with model.backend.engines():
-            rows = _applied(stages, read_inputs(model.config, self.url, model.folder.store), stream_schema().names)
+            record_sampling(model.folder, model.manifest, model.backend)
+            rows = without_ray_progress(
+                _applied(stages, read_inputs(model.config, self.url, model.folder.store), stream_schema().names))
             for bundle in rows.iter_internal_ref_bundles():
                 blocks = [(entry.ref, *_slice(block_slice)) for entry, block_slice in zip(
                     bundle.blocks, bundle.slices or [None] * len(bundle.blocks), strict=True)]
