@@ -17,6 +17,8 @@ from pathlib import Path
 from linteval_ray.validate.sandbox.base import BOX_DIR, RunLimits
 from linteval_ray.validate.sandbox.native import compiled
 
+INIT_PATH = "/.box-init"  # where a box's builder binds the init, read-only
+
 SOURCE = Path(__file__).with_name("box_init.c")
 SHM_DIR = "/dev/shm"
 TMP_DIR = "/tmp"
@@ -65,7 +67,7 @@ class InitOptions:
             args += [f"resize={TMP_DIR}:{size}:{inodes}", f"tmpfs={SHM_DIR}:{size}:{inodes}:1777"]
         if self.box_tmpfs:
             args.append(f"tmpfs={BOX_DIR}:{size}:{inodes}:0755:own")
-        return ["/.box-init" if self.pid1 else box_init_binary(), *args, *rlimit_args(limits), "--", *program]
+        return [INIT_PATH if self.pid1 else box_init_binary(), *args, *rlimit_args(limits), "--", *program]
 
 
 def rlimit_args(limits: RunLimits) -> list[str]:

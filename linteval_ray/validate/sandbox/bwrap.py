@@ -43,7 +43,7 @@ from linteval_ray.validate.sandbox.base import (
 from linteval_ray.validate.sandbox.box_init import InitOptions, box_init_binary
 from linteval_ray.validate.sandbox.box_server import BoxServer
 from linteval_ray.validate.sandbox.cgroup import MemoryCgroups, RunCgroup
-from linteval_ray.validate.sandbox.layout import INIT_PATH, Op, bwrap_args, run_ops, skeleton
+from linteval_ray.validate.sandbox.layout import Op, bwrap_args, run_ops, skeleton
 from linteval_ray.validate.sandbox.process import ChildProcess, Pipes, Started, Supervised, build_env, supervise
 from linteval_ray.validate.sandbox.seccomp import box_filter, filter_fd
 from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid
@@ -328,4 +328,4 @@ def _give_to_uid(workdir: Path, uid: int) -> None:
             os.chown(name, uid, uid, dir_fd=root_fd, follow_symlinks=False)
 
 
-__all__ = ["INIT_PATH", "BwrapSandbox"]
+__all__ = ["BwrapSandbox"]
