@@ -17,6 +17,7 @@ from linteval_ray.reduce.metrics import RunMetrics, compute
 from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import compact_results
+from linteval_ray.tasks.registry import task
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ class Reduction(BaseModel):
 def reduce_run(folder: RunFolder, health: HealthConfig | None = None) -> Reduction:
     results, duplicates = compact_results(folder)  # writes results.parquet
     metrics = compute(results, health)
+    metrics.task_metrics = task(metrics.task).metrics(results, metrics)
     body = json.dumps(metrics.model_dump(mode="json"), indent=2, sort_keys=True).encode()
     folder.store.write_atomic(folder.metrics, body)
     for warning in metrics.warnings():

@@ -53,6 +53,9 @@ class Manifest(BaseModel):
     fingerprint_scheme: int = Field(default=1, description="what the fingerprint hashes (FINGERPRINT_SCHEME)")
     dataset_url: str
     dataset_sha256: str
+    dataset_identity: dict[str, Any] = Field(
+        default_factory=dict, description="what dataset_sha256 covers (hashed) and, per file, what identified it")
+    task: str = Field(default="linteval", description="the task the run evaluates (linteval_ray/tasks/)")
     prompt_version: str
     model: str
     backend: str
@@ -80,13 +83,17 @@ class Manifest(BaseModel):
         "a restarted worker, or, once its node used up its hand-overs, its rows are infra_error)")
 
 
-def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_ids: dict[str, str]) -> str:
+def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_ids: dict[str, str],
+                task: dict[str, Any] | None = None) -> str:
     """What must not change between a run and its resume: the data, every setting that can change a
     result (model, prompt, sampling, limits, sandbox, filters: ``result_settings``), the tools and the
-    lint profile's files of the languages the run covers (language -> its identity in the profile).
+    lint profile's files of the languages the run covers (language -> its identity in the profile),
+    and a task other than LintEval with its options (``task``; LintEval's fingerprint is what it was).
     A speed setting may change (batch sizes, actors, replicas, concurrency)."""
     parts = {"dataset": dataset_sha256, "settings": result_settings(config), "toolchain": toolchain_id,
              "lint_profile": lint_config_ids}
+    if task is not None:
+        parts["task"] = task
     return digest(parts)
 
 

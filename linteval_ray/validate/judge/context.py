@@ -37,6 +37,7 @@ class JudgeContext:
     python: str = "/usr/bin/python3"
     java_tests: JavaTests = "one_jvm"  # see ValidationConfig.java_tests
     native_tests: NativeTests = "one_box"  # see ValidationConfig.native_tests
+    wall_cap_s: float | None = None  # a fixed wall-clock cap per test (a task's profile); None: limits.wall_cap_s
     sandbox_runs: int = 0  # how many programs this context started (tests read it)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

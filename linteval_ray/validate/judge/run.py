@@ -49,7 +49,7 @@ from linteval_ray.validate.judge.java_runner import fits_one_jvm, run_in_one_jvm
 from linteval_ray.validate.judge.limits import memory_evidence, test_run_limits, time_limit_s
 from linteval_ray.validate.judge.native_runner import fits_one_box, run_in_one_box
 from linteval_ray.validate.judge.problem import PreparedProblem
-from linteval_ray.validate.judge.records import ReferenceTest, TestRecord
+from linteval_ray.validate.judge.records import OutputChecks, ReferenceTest, TestRecord
 from linteval_ray.validate.judge.warm import WarmRun, WarmTest
 from linteval_ray.validate.sandbox.base import RunResult
 from linteval_ray.validate.scratch import work_dir
@@ -123,10 +123,11 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
     return result.model_copy(update={"compile_s": outcome.seconds, **counts})
 
 
-def judged_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> JudgeResult:
+def judged_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext,
+                 checks: OutputChecks | None = None) -> JudgeResult:
     """A compiled revision's judgement on every test (``run_tests``)."""
     started = time.monotonic()
-    records = run_tests(program, problem, ctx)
+    records = run_tests(program, problem, ctx, checks)
     tests_s = time.monotonic() - started
     verdict, detail = decide_verdict(records)
     failure = first_failure(records, problem) if verdict != Verdict.PASSED else None
@@ -195,12 +196,14 @@ class PendingChecks:
                 record.output_head, record.output_more = output[:HEAD_BYTES], len(output) > HEAD_BYTES
 
 
-def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> list[TestRecord]:
+def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext,
+              checks: OutputChecks | None = None) -> list[TestRecord]:
     """Every reference test in order; none starts after the first (confirmed) time limit.
     The tests that end normally in one box (``native_runner``; Java: one JVM, ``java_runner``)
-    first, the rest each in a box of its own."""
+    first, the rest each in a box of its own. ``checks`` judges the outputs (default: the problem's
+    checker, ``PendingChecks``)."""
     tests = problem.reference.tests
-    checks = PendingChecks(problem, ctx)
+    checks = checks if checks is not None else PendingChecks(problem, ctx)
     limits = [time_limit_s(test, ctx) for test in tests]
     ran = run_in_one_runner(program, list(zip(tests, limits, strict=True)), problem, ctx)
     records = [warm_record(run, limit, checks) for run, limit in zip(ran.kept, limits, strict=False)]
@@ -241,7 +244,7 @@ def run_in_one_runner(
 
 def run_fresh(
     program: CompiledProgram, tests: list[ReferenceTest], problem: PreparedProblem, ctx: JudgeContext,
-    checks: PendingChecks, *, first_ran_once: bool = False,
+    checks: OutputChecks, *, first_ran_once: bool = False,
 ) -> list[TestRecord]:
     """Each test in a process of its own; the outputs to check go to ``checks``. ``first_ran_once``:
     the first test already ran once to its wall-clock cap (in a runner's box), so the run here is
@@ -278,7 +281,7 @@ def is_borderline_time_limit(record: TestRecord) -> bool:
     return record.cpu_s < CPU_USED_SHARE * record.time_limit_s or record.signal not in CPU_KILL_SIGNALS
 
 
-def warm_record(run: WarmTest, limit_s: float, checks: PendingChecks) -> TestRecord:
+def warm_record(run: WarmTest, limit_s: float, checks: OutputChecks) -> TestRecord:
     """A test that ended normally in a runner (exit 0, under its limits): its output to check."""
     record = TestRecord(name=run.name, verdict=None, time_limit_s=limit_s, wall_s=run.wall_s, cpu_s=run.cpu_s,
                         exit_code=0, warm=True)
