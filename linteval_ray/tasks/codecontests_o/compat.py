@@ -28,6 +28,7 @@ from linteval_ray.languages.base import CompileCommand, CompileRequest, Language
 from linteval_ray.languages.registry import language, register_variant
 
 WALL_S = 20.0  # the harness's run_timeout, per test
+WALL_GRACE_S = 1.0  # our wall clock stops a second later: RLIMIT_CPU ends a computing program first, in one run
 RELATIVE_TOLERANCE = 1e-5
 CXX_FLAGS = ("-std=c++17", "-pipe")
 ONLINE_JUDGE_JVM = "-DONLINE_JUDGE=true"

@@ -37,7 +37,7 @@ from linteval_ray.schema import ResultRow, Status, Verdict
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.result import Limits, Timings
 from linteval_ray.schema.rows import generation_facts
-from linteval_ray.tasks.codecontests_o.compat import WALL_S, compiled_as, harness_accepts
+from linteval_ray.tasks.codecontests_o.compat import WALL_GRACE_S, WALL_S, compiled_as, harness_accepts
 from linteval_ray.tasks.codecontests_o.options import Profile
 from linteval_ray.tasks.codecontests_o.record import TASK_NAME, CodeContestsRecord
 from linteval_ray.tasks.codecontests_o.tests import TestsMissing, given_problem
@@ -88,9 +88,12 @@ class Problem:
 
 
 def problem_context(ctx: JudgeContext, record: CodeContestsRecord) -> JudgeContext:
-    """``ctx`` with the problem's limits: every test's CPU time and memory; compat's wall clock."""
+    """``ctx`` with the problem's limits: every test's CPU time and memory; in compat, the harness's
+    20 s, as CPU time (RLIMIT_CPU ends a program that computes at 20 s, with one run) and a wall
+    clock a second later (a program that waits, or is starved, ends there)."""
     limits = ctx.limits.model_copy(update={"time_floor_s": record.time_limit_s, "memory_mb": record.memory_mb})
-    return dataclasses.replace(ctx, limits=limits, wall_cap_s=WALL_S if record.judge == Profile.COMPAT else None)
+    compat = record.judge == Profile.COMPAT
+    return dataclasses.replace(ctx, limits=limits, wall_cap_s=WALL_S + WALL_GRACE_S if compat else None)
 
 
 class Problems:
