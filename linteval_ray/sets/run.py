@@ -57,7 +57,7 @@ from linteval_ray.pipeline.run import (
     init_ray,
     resolve_output,
     rows_expected,
-    run_fingerprint,
+    run_fingerprint_parts,
     start_manifest,
 )
 from linteval_ray.pipeline.validation import pool_autoscaling, shared_cache_validation
@@ -213,7 +213,7 @@ class SetDriver:
                               f"({', '.join(e.name for e in self.record.models)})")
         with self._lock:
             if self.board is None or self.board.baseline != baseline:
-                self.board = Board(baseline, [e.name for e in self.record.models])
+                self.board = Board(baseline, [e.name for e in self.record.models], self.config.rank_by)
             self.board.order([e.name for e in self.record.models])
             self.folder.write_record(self.record)
         return True
@@ -225,8 +225,8 @@ class SetDriver:
         config = resolved(member_config(self.config, member, folder.url).model_copy(
             update={"validation": self.validation}))  # a model's own prompt version is its task's too
         previous = manifests.read_manifest(folder)
-        fingerprint = run_fingerprint(config, self.source.sha256, self.toolchain)
-        if previous is not None and (refused := manifests.refusal(previous, fingerprint)):
+        parts = run_fingerprint_parts(config, self.source.sha256, self.toolchain)
+        if previous is not None and (refused := manifests.refusal(previous, parts)):
             raise RunMismatchError(f"model {member.name}: {folder.url} {refused}; rename the model or remove its "
                                    "folder")
         if previous is not None and previous.finished_at and not previous.counts.get("infra_error"):
