@@ -74,11 +74,11 @@ def test_a_row_page_shows_the_statement_the_failure_and_the_reasoning(bundled_ru
                                                                       tmp_path: Path) -> None:
     site = Path(RunFolder.open(str(bundled_run[0])).site)
     assert "1001_A. Sum of Pairs/cpp/0" in open_page(site / "index.html", tmp=tmp_path).text()
-    page = open_page(site / "sample.html", fragment="#1001_A. Sum of Pairs/cpp/1", tmp=tmp_path)
+    page = open_page(site / "sample.html", fragment="1001_A. Sum of Pairs/cpp/1", tmp=tmp_path)
     assert "print a + b" in page.by_id("statement").text()
     assert page.by_id("verdict").text() == "wrong_answer"
     assert page.by_id("failure-expected").text().startswith("2000000000000")  # the expected answer
-    first = open_page(site / "sample.html", fragment="#1001_A. Sum of Pairs/cpp/0", tmp=tmp_path)
+    first = open_page(site / "sample.html", fragment="1001_A. Sum of Pairs/cpp/0", tmp=tmp_path)
     assert "Add them, in 64 bits." in first.by_id("reasoning").text()  # collapsed, in a <details>
 
 
