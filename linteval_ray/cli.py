@@ -161,7 +161,8 @@ def _config(args: argparse.Namespace) -> RunConfig:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from linteval_ray.pipeline.run import run
-    from linteval_ray.report.tables import metric_tables, to_text
+    from linteval_ray.report.tables import to_text
+    from linteval_ray.tasks.registry import task
 
     config = _config(args)
     if config.is_set:
@@ -172,7 +173,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     outcome = run(config)
     metrics = outcome.reduction.metrics
     print()
-    for table in metric_tables(metrics):
+    for table in task(metrics.task).report_tables(metrics):
         print(to_text(table), end="\n\n")
     for warning in metrics.warnings():
         print(f"WARNING: {warning}")
@@ -246,14 +247,15 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     """``reduce`` and ``report``: metrics.json and results.parquet from the shards, then the report and site."""
     from linteval_ray.reduce.reduce import reduce_run
     from linteval_ray.report.publish import publish
-    from linteval_ray.report.tables import metric_tables, to_text
+    from linteval_ray.report.tables import to_text
     from linteval_ray.store.folder import RunFolder
+    from linteval_ray.tasks.registry import task
 
     config = load_config(args.config)
     folder = RunFolder.open(args.output, config.storage)
     reduction = reduce_run(folder, config.generation.health)
     index = publish(folder, reduction.results, reduction.metrics)
-    for table in metric_tables(reduction.metrics):
+    for table in task(reduction.metrics.task).report_tables(reduction.metrics):
         print(to_text(table), end="\n\n")
     for warning in reduction.metrics.warnings():
         print(f"WARNING: {warning}")

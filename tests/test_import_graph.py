@@ -13,18 +13,21 @@ PACKAGE = Path(__file__).resolve().parents[1] / "linteval_ray"
 
 # Every package of linteval_ray/languages/ (cpp, java, py3, ...): the registry loads them by name.
 LANGUAGE_PACKAGES = "languages.<lang>"
+# Every package of linteval_ray/tasks/ (linteval, codecontests_o, ...): their registry loads them by name.
+TASK_PACKAGES = "tasks.<task>"
 # Bottom to top; a package imports only packages of lower layers (a new package must be placed here).
 LAYERS: list[set[str]] = [
     {"linteval_ray", "errors"},  # the root package holds only the version
     {"schema"},  # the typed boundaries: records, rows, results
     {"config", "stage"},  # the run's settings, the pipeline stage contract
-    {"languages"},  # the language contract and registry (each language's package is LANGUAGE_PACKAGES)
+    {"languages", "tasks"},  # the language and task contracts and registries (their packages: *_PACKAGES)
     {"toolchain", "store"},
     {"prompt", "load"},
     {"generate", "validate"},  # the pipeline's two heavy stages, each on its own
     {LANGUAGE_PACKAGES},  # a language's package implements contracts of the layers below; none imports one
     {"reduce"},
     {"report", "track"},
+    {TASK_PACKAGES},  # a task's package implements the task contract on every layer below; none imports one
     {"pipeline", "calibrate"},  # the drivers that wire the stages
     {"sets"},
     {"cli", "plan"},
@@ -78,6 +81,8 @@ def package_of(module: str) -> str:
     parts = module.split(".")
     if parts[1:2] == ["languages"] and len(parts) > 2 and (PACKAGE / "languages" / parts[2]).is_dir():
         return LANGUAGE_PACKAGES
+    if parts[1:2] == ["tasks"] and len(parts) > 2 and (PACKAGE / "tasks" / parts[2]).is_dir():
+        return TASK_PACKAGES
     return parts[1] if len(parts) > 1 else parts[0]
 
 
@@ -145,6 +150,13 @@ def test_a_language_package_is_imported_by_no_other_package():
     """The registry loads each language by name: nothing else depends on one language."""
     importers = {(module, target) for module, targets in GRAPH.items() for target in targets
                  if package_of(target) == LANGUAGE_PACKAGES and module.split(".")[:3] != target.split(".")[:3]}
+    assert importers == set()
+
+
+def test_a_task_package_is_imported_by_no_other_package():
+    """The task registry loads each task by name: nothing else depends on one task."""
+    importers = {(module, target) for module, targets in GRAPH.items() for target in targets
+                 if package_of(target) == TASK_PACKAGES and module.split(".")[:3] != target.split(".")[:3]}
     assert importers == set()
 
 

@@ -24,6 +24,7 @@ from linteval_ray.config.run import (
     RayConfig,
     RunConfig,
     StorageConfig,
+    TaskConfig,
     dataset_overrides,
     describe_errors,
     load_config,
@@ -43,6 +44,6 @@ __all__ = [
     "DEFAULT_RANK_BY", "MODEL_NAME_PATTERN", "CheckpointsConfig", "ConfigError", "DatasetConfig", "EndpointConfig",
     "EndpointGeneration", "GenerationConfig", "GenerationSettings", "HealthConfig", "ModelChoice",
     "ModelConfig", "PoolConfig", "RankBy", "RayConfig", "ReplayConfig", "ReplayGeneration", "RunConfig",
-    "SamplingConfig", "StorageConfig", "TestLimits", "TrackingConfig", "VLLMConfig", "VLLMGeneration",
+    "SamplingConfig", "StorageConfig", "TaskConfig", "TestLimits", "TrackingConfig", "VLLMConfig", "VLLMGeneration",
     "ValidationConfig", "dataset_overrides", "describe_errors", "load_config",
 ]

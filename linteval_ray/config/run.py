@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
 from linteval_ray.config.generation import (
     GENERATIONS,
@@ -46,6 +46,16 @@ class DatasetConfig(Section):
     problem_ids: list[str] | None = None
 
 
+class TaskConfig(Section):
+    """Which task the run evaluates (``linteval_ray/tasks/``) and the task's own settings."""
+
+    name: str | None = Field(
+        default=None, description="linteval, codecontests-o, or a task registered by a plugin; default: the "
+        "preset's task, else the task whose rows the split's columns are")
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="the task's own settings, checked by the task (docs/tasks.md)")
+
+
 class RayConfig(Section):
     address: str | None = Field(default=None, description="cluster address; unset: start or join a local Ray")
     num_cpus: int | None = Field(default=None, description="logical CPUs of a local Ray")
@@ -59,6 +69,9 @@ class RunConfig(Section):
     output: Annotated[str | None, NEUTRAL] = Field(
         default=None, description="fsspec URL of the run folder; default ./runs/<run_name>")
     dataset: DatasetConfig = Field(default_factory=DatasetConfig)
+    # The resolved task and its options are fingerprinted by the driver (pipeline/run.py
+    # run_fingerprint) for every task but LintEval, whose fingerprint stays what it was.
+    task: Annotated[TaskConfig, NEUTRAL] = Field(default_factory=TaskConfig)
     storage: Annotated[StorageConfig, NEUTRAL] = Field(default_factory=StorageConfig)
     generation: GenerationConfig = Field(default_factory=ReplayGeneration)
     validation: ValidationConfig = Field(default_factory=ValidationConfig)
@@ -74,6 +87,12 @@ class RunConfig(Section):
         default=DEFAULT_RANK_BY, description="what a set's leaderboard ranks by: pass_x_reduction (Pass@1 × "
         "Reduction@P: returning the programs unchanged scores 0), pass_at_1, reduction_at_p")
     tracking: Annotated[TrackingConfig, NEUTRAL] = Field(default_factory=TrackingConfig)
+
+    @field_validator("task", mode="before")
+    @classmethod
+    def _task_by_name(cls, value: Any) -> Any:
+        """``task: codecontests-o`` is short for ``task: {name: codecontests-o}``."""
+        return {"name": value} if isinstance(value, str) else value
 
     @property
     def is_set(self) -> bool:

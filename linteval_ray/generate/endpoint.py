@@ -32,8 +32,8 @@ from linteval_ray.config import ConfigError, EndpointConfig, EndpointGeneration,
 from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed, with_generation_columns
 from linteval_ray.generate.registry import register_backend
 from linteval_ray.generate.sampling import EffectiveSampling, for_draw, left_to_server
-from linteval_ray.prompt.template import build_messages, load_template
-from linteval_ray.schema.rows import Generation, generation_schema, record_of
+from linteval_ray.prompt.template import load_template, row_messages
+from linteval_ray.schema.rows import Generation, generation_schema
 from linteval_ray.stage import BatchStage
 
 log = logging.getLogger(__name__)
@@ -165,7 +165,7 @@ class EndpointCaller:
     def generate_row(self, row: dict[str, Any]) -> Generation:
         """The generation columns of one prompt row."""
         try:
-            payload = self.payload(build_messages(record_of(row), self.prompt_version), int(row.get("draw") or 0))
+            payload = self.payload(row_messages(row, self.prompt_version), int(row.get("draw") or 0))
         except Exception as exc:  # noqa: BLE001 - a bad row is that row's error, not the job's
             return failed(f"prompt: {type(exc).__name__}: {exc}", self.model_name)
         started = time.monotonic()

@@ -19,6 +19,7 @@ from linteval_ray.generate.registry import register_backend
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.result import GENERATION_FACTS, GenerationFacts
 from linteval_ray.schema.rows import Generation, generation_schema, record_of
+from linteval_ray.schema.task import LINTEVAL_TASK, task_of_record_json
 from linteval_ray.stage import BatchStage
 
 if TYPE_CHECKING:
@@ -119,8 +120,11 @@ def _replay_row(row: dict[str, Any], lookup: Predictions | None, model: str) -> 
     )
 
 
-def _dataset_revision(row: dict[str, Any]) -> Prediction:
-    """The reference revision the dataset row itself carries."""
+def _dataset_revision(row: dict[str, Any]) -> Prediction | None:
+    """The reference revision the dataset row itself carries (a LintEval row; another task's
+    rows carry no answer: None)."""
+    if task_of_record_json(row["record_json"]) != LINTEVAL_TASK:
+        return None
     record = record_of(row)
     return Prediction(
         sample_id=record.sample_id,

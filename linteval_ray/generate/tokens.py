@@ -17,8 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from linteval_ray.prompt.reasoning import split_reasoning
-from linteval_ray.prompt.template import build_messages
-from linteval_ray.schema.rows import record_of
+from linteval_ray.prompt.template import row_messages
 
 PROMPT_ERROR_KEY = "__linteval_prompt_error__"
 PROMPT_TOKENS_KEY = "__linteval_prompt_tokens__"
@@ -113,7 +112,7 @@ class PromptFit:
     def check(self, row: dict[str, Any]) -> tuple[list[int], int | None, str]:
         """(prompt token ids, their count, error or "") of one row; a refused prompt keeps no ids."""
         try:
-            messages = build_messages(record_of(row), self.prompt_version)
+            messages = row_messages(row, self.prompt_version)
         except Exception as exc:  # noqa: BLE001 - a bad row must not fail the job: it becomes its generation_error
             return [], None, f"prompt: {type(exc).__name__}: {exc}"
         ids = prompt_token_ids(self.tokenizer, messages, self.chat_template, self.chat_template_kwargs)

@@ -24,6 +24,7 @@ BUILTIN_LANGUAGES = ("cpp", "py3", "java")
 PLUGINS_ENV = "LINTEVAL_RAY_LANGUAGES"
 
 _SPECS: dict[str, LanguageSpec] = {}
+_VARIANTS: dict[str, LanguageSpec] = {}  # found by name, outside languages(): see register_variant
 _SOURCES: dict[str, str] = {}  # language -> where its spec came from (manifest.json ``languages``)
 IN_CODE = "register_language"
 _loaded = False
@@ -43,11 +44,22 @@ def register_language(spec: LanguageSpec) -> LanguageSpec:
     return spec
 
 
+def register_variant(spec: LanguageSpec) -> LanguageSpec:
+    """Make ``spec`` known by its name to ``language`` only: a way of compiling and running a
+    registered language that a task's judging profile uses (CodeContests-O's compat profile: C++
+    without -O2), never a record's language, a report's column or a toolchain entry."""
+    with _lock:
+        registered = _VARIANTS.setdefault(spec.name, spec)
+    if registered is not spec or spec.name in _specs():
+        raise ValueError(f"language {spec.name!r} is registered twice")
+    return spec
+
+
 def language(name: str) -> LanguageSpec:
-    """The spec registered as ``name``; ``UnknownLanguageError`` names the known ones."""
+    """The spec registered as ``name`` (or a variant's); ``UnknownLanguageError`` names the known ones."""
     specs = _specs()
     try:
-        return specs[name]
+        return specs[name] if name in specs else _VARIANTS[name]
     except KeyError:
         known = ", ".join(sorted(specs))
         raise UnknownLanguageError(f"unknown language {name!r}: expected one of {known}") from None

@@ -20,6 +20,7 @@ from linteval_ray.load.errors import MalformedRow
 from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import Row, iter_rows
 from linteval_ray.schema.record import LintEvalRecord
+from linteval_ray.schema.task import TaskRecord
 from linteval_ray.store import DEFAULT_RETRY, RetryPolicy
 
 logger = logging.getLogger(__name__)
@@ -63,10 +64,11 @@ class InvalidRow:
     sample_id: str
 
 
-Checked = LintEvalRecord | InvalidRow
+LintEvalChecked = LintEvalRecord | InvalidRow
+Checked = LintEvalChecked | TaskRecord  # another task's reader yields its own records
 
 
-def checked_rows(rows: Iterable[Row], options: DatasetConfig) -> Iterator[Checked]:
+def checked_rows(rows: Iterable[Row], options: DatasetConfig) -> Iterator[LintEvalChecked]:
     """The rows of one source in file order, each checked by one :class:`RowChecker`."""
     checker = RowChecker(options)
     for row_number, outcome in rows:
@@ -98,7 +100,7 @@ class RowChecker:
         """``limit`` records are kept: the rest of the source need not be read."""
         return self._limit is not None and self._kept >= self._limit
 
-    def check(self, row_number: int, outcome: dict[str, Any] | MalformedRow) -> Checked | None:
+    def check(self, row_number: int, outcome: dict[str, Any] | MalformedRow) -> LintEvalChecked | None:
         """The row as a record or an invalid row; None when the filters exclude it."""
         # Unparsable rows cannot be matched against filters, so they are always reported.
         if isinstance(outcome, dict) and not self._wanted.keeps(outcome):

@@ -11,14 +11,14 @@ import hashlib
 import io
 import json
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future
 from typing import Any, Literal, NamedTuple
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from linteval_ray.config import StorageConfig
 from linteval_ray.load.errors import MalformedRow, SourceError
@@ -37,6 +37,7 @@ _FORMAT_BY_SUFFIX: dict[str, Format] = {
 }
 _READ_BUFFER = 1 << 20
 _PARQUET_BATCH_ROWS = 256
+_STREAM_BUFFER = 1 << 20  # bytes read at once from a column chunk when columns are chosen
 
 
 def detect_format(url: str) -> Format:
@@ -54,15 +55,17 @@ def detect_format(url: str) -> Format:
 
 
 def iter_rows(
-    url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY
+    url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY,
+    columns: Sequence[str] | None = None,
 ) -> Generator[Row, None, None]:
-    """Yield ``(row_number, dict)`` per row, or ``(row_number, MalformedRow)`` for an unparsable one."""
+    """Yield ``(row_number, dict)`` per row, or ``(row_number, MalformedRow)`` for an unparsable one.
+    ``columns``: of a Parquet file, read only those (``parquet_rows``); a JSONL line is parsed whole."""
     fmt = detect_format(url)
-    fs, path = _filesystem(url, storage, retry)
+    fs, path = source_filesystem(url, storage, retry)
     if fmt == "jsonl":
         yield from _iter_jsonl(url, fs, path)
     else:
-        yield from _iter_parquet(url, fs, path)
+        yield from _iter_parquet(url, fs, path, columns)
 
 
 def iter_jsonl_lines(
@@ -70,12 +73,13 @@ def iter_jsonl_lines(
 ) -> Generator[tuple[int, bytes], None, None]:
     """Yield ``(row_number, line)`` per non-blank line of a JSONL source, undecoded: for a reader
     that decodes only the fields it needs (``parse_json_object`` decodes a line as ``iter_rows``)."""
-    fs, path = _filesystem(url, storage, retry)
-    with _opened(url, lambda: fs.open_input_stream(path, compression="detect")) as raw:
+    fs, path = source_filesystem(url, storage, retry)
+    with opened(url, lambda: fs.open_input_stream(path, compression="detect")) as raw:
         yield from jsonl_lines(url, raw)
 
 
-def _filesystem(url: str, storage: StorageConfig | None, retry: RetryPolicy) -> tuple[pafs.FileSystem, str]:
+def source_filesystem(url: str, storage: StorageConfig | None, retry: RetryPolicy) -> tuple[pafs.FileSystem, str]:
+    """The pyarrow filesystem of ``url`` and the path in it (a ``SourceError`` when it cannot be served)."""
     try:
         return ObjectStore(storage=storage, retry=retry).pyarrow_filesystem(url)
     except StorageError as exc:
@@ -83,13 +87,13 @@ def _filesystem(url: str, storage: StorageConfig | None, retry: RetryPolicy) -> 
 
 
 def _iter_jsonl(url: str, fs: pafs.FileSystem, path: str) -> Iterator[Row]:
-    with _opened(url, lambda: fs.open_input_stream(path, compression="detect")) as raw:
+    with opened(url, lambda: fs.open_input_stream(path, compression="detect")) as raw:
         yield from jsonl_rows(url, raw)
 
 
-def _iter_parquet(url: str, fs: pafs.FileSystem, path: str) -> Iterator[Row]:
-    with _opened(url, lambda: fs.open_input_file(path)) as raw:
-        yield from parquet_rows(url, raw)
+def _iter_parquet(url: str, fs: pafs.FileSystem, path: str, columns: Sequence[str] | None) -> Iterator[Row]:
+    with opened(url, lambda: fs.open_input_file(path)) as raw:
+        yield from parquet_rows(url, raw, columns)
 
 
 def jsonl_rows(url: str, raw: pa.NativeFile) -> Iterator[Row]:
@@ -112,21 +116,26 @@ def jsonl_lines(url: str, raw: pa.NativeFile) -> Iterator[tuple[int, bytes]]:
             yield row_number, line
 
 
-def parquet_rows(url: str, raw: pa.NativeFile) -> Iterator[Row]:
-    """The rows of an opened (random-access) Parquet file, numbered from 1."""
+def parquet_rows(url: str, raw: pa.NativeFile, columns: Sequence[str] | None = None) -> Iterator[Row]:
+    """The rows of an opened (random-access) Parquet file, numbered from 1. ``columns``: read only
+    those the file has, a row at a time, its column chunks streamed in buffered pieces (a row group
+    of large rows never sits in memory whole; the other columns are never read)."""
     try:
-        parquet = pq.ParquetFile(raw)
+        parquet = pq.ParquetFile(raw) if columns is None else pq.ParquetFile(
+            raw, pre_buffer=False, buffer_size=_STREAM_BUFFER)
     except Exception as exc:  # pyarrow raises ArrowInvalid and friends
         raise SourceError(f"cannot read {url} as Parquet: {exc}") from exc
+    present = None if columns is None else [c for c in columns if c in parquet.schema_arrow.names]
     row_number = 0
-    for batch in _batches(url, parquet):
+    for batch in _batches(url, parquet, present):
         for row in batch.to_pylist():
             row_number += 1
             yield row_number, row
 
 
-def _batches(url: str, parquet: pq.ParquetFile) -> Iterator[pa.RecordBatch]:
-    batches = parquet.iter_batches(batch_size=_PARQUET_BATCH_ROWS, use_threads=False)
+def _batches(url: str, parquet: pq.ParquetFile, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
+    batches = parquet.iter_batches(batch_size=_PARQUET_BATCH_ROWS if columns is None else 1, columns=columns,
+                                   use_threads=False)
     while True:
         try:
             batch = next(batches)
@@ -137,7 +146,8 @@ def _batches(url: str, parquet: pq.ParquetFile) -> Iterator[pa.RecordBatch]:
         yield batch
 
 
-def _opened(url: str, opener: Callable[[], pa.NativeFile]) -> pa.NativeFile:
+def opened(url: str, opener: Callable[[], pa.NativeFile]) -> pa.NativeFile:
+    """``opener()``, its failures as a ``SourceError`` naming ``url``."""
     try:
         return opener()
     except FileNotFoundError as exc:
@@ -170,11 +180,18 @@ def _json_type(value: Any) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
+CONTENT_HASHED = "the split's content (JSONL after decompression, Parquet as stored)"
+
+
 class SourceDigest(BaseModel):
-    """What the driver learns of a split without holding it: its content hash and row count."""
+    """What the driver learns of a split without holding it: a hash that identifies its data, what
+    that hash covers, and its row count."""
 
     sha256: str
-    rows: int  # JSONL lines (a blank line counts), Parquet rows: for progress, not for scores
+    rows: int | None  # JSONL lines (a blank line counts), Parquet rows: for progress, not for scores; None: unknown
+    hashed: str = Field(default=CONTENT_HASHED, description="what sha256 covers (recorded in the manifest)")
+    files: list[dict[str, Any]] = Field(
+        default_factory=list, description="per file read, what identified it (stated hashes, sizes, footers)")
 
 
 def source_digest(url: str, storage: StorageConfig | None = None, *, retry: RetryPolicy = DEFAULT_RETRY,
@@ -216,8 +233,8 @@ class _OpenSource(NamedTuple):
 
 def _open_source(url: str, storage: StorageConfig | None, retry: RetryPolicy) -> _OpenSource:
     fmt = detect_format(url)
-    fs, path = _filesystem(url, storage, retry)
-    raw = _opened(url, lambda: fs.open_input_stream(path, compression="detect" if fmt == "jsonl" else None))
+    fs, path = source_filesystem(url, storage, retry)
+    raw = opened(url, lambda: fs.open_input_stream(path, compression="detect" if fmt == "jsonl" else None))
     return _OpenSource(url, fmt, fs, path, raw)
 
 
@@ -237,7 +254,7 @@ def _digest(source: _OpenSource) -> SourceDigest:
             lines += chunk.count(b"\n")
             last = chunk[-1:]
     if fmt == "parquet":
-        with _opened(url, lambda: fs.open_input_file(path)) as f:
+        with opened(url, lambda: fs.open_input_file(path)) as f:
             rows = pq.ParquetFile(f).metadata.num_rows
     else:
         rows = lines + (last != b"\n")

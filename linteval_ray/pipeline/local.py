@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from linteval_ray.config import ConfigError, RunConfig
 from linteval_ray.generate.registry import build_backend
+from linteval_ray.pipeline.dataset import resolved
 from linteval_ray.pipeline.inputs import load_local_inputs
 from linteval_ray.schema import ResultRow
 from linteval_ray.stage import BatchStage
@@ -20,6 +21,7 @@ from linteval_ray.validate.engine import Validator
 
 def validate_in_process(config: RunConfig) -> list[ResultRow]:
     """Result rows of the configured samples: the invalid input rows first, then the evaluated."""
+    config = resolved(config)
     inputs = load_local_inputs(config)
     generation = build_backend(config.generation, config.storage)
     stage = generation.stage() if generation.runs_in_validation_actor else None  # a light function (replay)
@@ -58,8 +60,9 @@ def describe(row: ResultRow) -> str:
     t = row.timings
     failure = row.first_failure
     if failure is not None:
-        lines.append(f"  first failure: test {failure.test_index} ({failure.verdict}, {failure.ended}); "
-                     f"generator line {failure.generator_line}: {failure.generator_command}")
+        made_by = (f"; generator line {failure.generator_line}: {failure.generator_command}"
+                   if failure.generator_line is not None else "")
+        lines.append(f"  first failure: test {failure.test_index} ({failure.verdict}, {failure.ended}){made_by}")
         if failure.evidence:
             lines.append(f"  evidence: {failure.evidence}")
     lines.append(f"  seconds: lint {t.lint_s:.2f}, prepare {t.prepare_s:.2f}, compile {t.compile_s:.2f}, "

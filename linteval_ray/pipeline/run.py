@@ -30,17 +30,20 @@ from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.languages.registry import PLUGINS_ENV, language_names, language_sources
 from linteval_ray.load.presets import resolve_source
-from linteval_ray.load.readers import digest_in_background
+from linteval_ray.load.readers import SourceDigest
 from linteval_ray.pipeline.actor_records import audit_counts, cache_counts, out_of_service_reports
+from linteval_ray.pipeline.dataset import identity_in_background, resolved, run_task, task_fingerprint
 from linteval_ray.pipeline.progress import Progress, without_ray_progress
 from linteval_ray.pipeline.validation import pool_autoscaling, shared_cache_validation
 from linteval_ray.pipeline.wiring import pipeline_stages
 from linteval_ray.reduce.reduce import Reduction, reduce_run
 from linteval_ray.report.publish import publish
+from linteval_ray.schema.task import LINTEVAL_TASK
 from linteval_ray.stage import Stage, check_chain
 from linteval_ray.store import manifest as manifests
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import done_row_ids
+from linteval_ray.tasks.registry import PLUGINS_ENV as TASK_PLUGINS_ENV
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.toolchain.cluster import check_cluster_toolchain
 from linteval_ray.validate.canary import out_of_service_workers
@@ -82,21 +85,23 @@ def resolve_output(config: RunConfig) -> tuple[str, str]:
 
 def run(config: RunConfig) -> RunOutcome:
     """Evaluate the configured split into its run folder (resuming an earlier attempt)."""
+    config = resolved(config)  # the task: from the setting, the preset or the split's columns
     run_name, output = resolve_output(config)
     folder = RunFolder.open(output, config.storage)
     url = resolve_source(config.dataset.source)
-    log.info("run %s: dataset %s -> %s", run_name, url, output)
-    # Hashed while Ray starts (a missing source fails now, a corrupt one before any work).
-    hashing = digest_in_background(url, config.storage)
+    log.info("run %s: %s dataset %s -> %s", run_name, config.task.name, url, output)
+    # Identified while Ray starts (a missing source fails now, a corrupt one before any work).
+    hashing = identity_in_background(config, url)
     toolchain = Toolchain.discover()
     toolchain.manifest()  # probe the driver's tools now, before Ray's threads share this process
     generation = build_backend(config.generation, config.storage)
     init_ray(config)
     # Before any manifest: a node without its tools fails the job now, with one error naming it.
     check_cluster_toolchain(config.validation.pool.resources or None)
+    check_shared_tier(config, folder)
     generation.preflight()  # engines no node can hold, a server that does not answer: one line now
     source = hashing.result()
-    manifest = start_manifest(config, run_name, folder, url, source.sha256, toolchain, generation)
+    manifest = start_manifest(config, run_name, folder, url, source.sha256, toolchain, generation, source=source)
     manifest.warnings = generation.probe()
     for warning in manifest.warnings:
         log.warning("%s", warning)
@@ -110,26 +115,30 @@ def run(config: RunConfig) -> RunOutcome:
     stages = pipeline_stages(config, folder, intake, generation)
     with generation.engines():  # after the probe: its engine's GPUs are free again
         record_sampling(folder, manifest, generation)
-        _execute(stages, read_inputs(config, url, folder.store),
-                 expected=rows_expected(config, source.rows, len(done)), already_done=len(done))
+        inputs = read_inputs(config, url, folder.store, store_data=True,
+                             cache_url=shared_cache_validation(config.validation, folder).cache_url)
+        _execute(stages, inputs, expected=rows_expected(config, source.rows, len(done)), already_done=len(done))
 
     reduction = reduce_run(folder, config.generation.health)
     # The report reads the originals it shows back from the split (report/originals.py originals_of_run).
-    publish(folder, reduction.results, reduction.metrics, title=f"LintEval results: {run_name}")
+    publish(folder, reduction.results, reduction.metrics,
+            title=f"{run_task(config).display_name} results: {run_name}")
     finish_manifest(folder, manifest, reduction)
     return RunOutcome(output=output, resumed_rows=len(done), new_rows=reduction.rows - len(done),
                       reduction=reduction, generation_warnings=manifest.warnings)
 
 
-def rows_expected(config: RunConfig, source_rows: int, done: int) -> int | None:
+def rows_expected(config: RunConfig, source_rows: int | None, done: int) -> int | None:
     """About how many rows the stream will validate, for the progress bar's total and ETA:
-    the split's rows x draws less those done (malformed rows are in it, though ``admit`` writes
-    them without validation). Named samples count as named; None when the language or problem
-    filters decide in the stream which rows remain."""
+    the split's rows x samples per row x draws less those done (malformed rows are in it, though
+    ``admit`` writes them without validation). Named samples count as named; None when the
+    language or problem filters decide in the stream which rows remain, or the rows are unknown."""
     dataset = config.dataset
-    if dataset.languages or dataset.problem_ids:
+    per_row = run_task(config).default_languages  # a task with answer languages: one sample per language
+    if dataset.problem_ids or (dataset.languages and per_row is None) or source_rows is None:
         return None
-    samples = len(set(dataset.sample_ids)) if dataset.sample_ids else source_rows
+    samples = source_rows * (len(dataset.languages or per_row) if per_row is not None else 1)
+    samples = len(set(dataset.sample_ids)) if dataset.sample_ids else samples
     samples = min(samples, dataset.limit) if dataset.limit else samples
     return max(0, samples * config.generation.n - done)
 
@@ -143,7 +152,8 @@ def broadcast_done(done: set[str]) -> ray.ObjectRef[pa.Array] | None:
 
 
 def start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: str, dataset_sha: str,
-                    toolchain: Toolchain, generation: GenerationBackend) -> manifests.Manifest:
+                    toolchain: Toolchain, generation: GenerationBackend, *, source: SourceDigest | None = None,
+                    ) -> manifests.Manifest:
     """The run's manifest, written before any work; refuses a folder holding another run."""
     profile = load_profile(config.validation.lint_profile)
     parts = run_fingerprint_parts(config, dataset_sha, toolchain)
@@ -162,6 +172,8 @@ def start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: str
         languages=language_sources(),
         dataset_url=without_credentials(url),
         dataset_sha256=dataset_sha,
+        dataset_identity={"hashed": source.hashed, "files": source.files} if source is not None else {},
+        task=run_task(config).name,
         prompt_version=generation.prompt_version or "none (replay)",
         model=without_credentials(generation.model_name()),  # an endpoint's URL may name it
         backend=config.generation.backend,
@@ -181,10 +193,26 @@ def run_fingerprint_parts(config: RunConfig, dataset_sha: str, toolchain: Toolch
     registered one): another language's tools or settings file, or a plugin registered since, leave
     the folder resumable."""
     profile = load_profile(config.validation.lint_profile)
-    covered = config.dataset.languages or language_names()
+    spec = run_task(config)
+    covered = config.dataset.languages or spec.default_languages or language_names()
     toolchain_ids = {language: toolchain.language_id(language) for language in covered}
-    config_ids = {language: profile.config_id_of(language) for language in covered}
-    return manifests.fingerprint_parts(config, dataset_sha, toolchain_ids, config_ids)
+    judged_by_linters = spec.name == LINTEVAL_TASK  # no other task lints
+    config_ids = {language: profile.config_id_of(language) for language in covered} if judged_by_linters else {}
+    return manifests.fingerprint_parts(config, dataset_sha, toolchain_ids, config_ids, task=task_fingerprint(config))
+
+
+def check_shared_tier(config: RunConfig, folder: RunFolder) -> None:
+    """A task whose reader stores what its judging reads back (CodeContests-O's tests) needs a
+    cache tier every node reads once the cluster has several nodes (Ray must be up)."""
+    import ray
+
+    if not run_task(config).stores_at_read or shared_cache_validation(config.validation, folder).cache_url:
+        return
+    nodes = [node for node in ray.nodes() if node.get("Alive")]  # type: ignore[no-untyped-call]
+    if len(nodes) > 1:
+        raise LintEvalError(f"task {config.task.name} stores each problem's tests once, where every node must "
+                            f"read them: on a cluster of {len(nodes)} nodes set validation.cache_url (a folder or "
+                            "s3://... every node reaches) or write the output to object storage")
 
 
 def record_sampling(folder: RunFolder, manifest: manifests.Manifest, generation: GenerationBackend) -> None:
@@ -213,8 +241,8 @@ def init_ray(config: RunConfig) -> None:
     if ray.is_initialized():
         return
     if config.ray.address or os.environ.get("RAY_ADDRESS"):
-        # A cluster's workers do not inherit this process's environment: the languages' plugins go along.
-        plugins = {PLUGINS_ENV: os.environ[PLUGINS_ENV]} if os.environ.get(PLUGINS_ENV) else {}
+        # A cluster's workers do not inherit this process's environment: the languages' and tasks' plugins go along.
+        plugins = {name: os.environ[name] for name in (PLUGINS_ENV, TASK_PLUGINS_ENV) if os.environ.get(name)}
         ray.init(address=config.ray.address, log_to_driver=True, runtime_env={"env_vars": plugins} if plugins else None)
         return
     # A local Ray: one logical CPU more than the cores, so that the light stages

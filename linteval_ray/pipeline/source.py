@@ -23,16 +23,21 @@ import pyarrow.compute as pc
 from pydantic import Field
 from ray.data.datasource import FileBasedDatasource
 
-from linteval_ray.config import DatasetConfig, RunConfig
-from linteval_ray.load.loader import Checked, InvalidRow, checked_rows
+from linteval_ray.config import DatasetConfig, RunConfig, TaskConfig
+from linteval_ray.load.loader import Checked, InvalidRow
 from linteval_ray.load.readers import Format, detect_format, jsonl_rows, parquet_rows
+from linteval_ray.load.split import split_files
 from linteval_ray.pipeline.inputs import input_rows, invalid_input_rows
 from linteval_ray.schema import ResultRow, Status
 from linteval_ray.schema.rows import INPUT_COLUMNS
+from linteval_ray.schema.task import LINTEVAL_TASK
 from linteval_ray.stage import BatchStage, Stage
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.fs import LOCAL_SCHEMES, ObjectStore, scheme_of
 from linteval_ray.store.shards import write_rows
+from linteval_ray.tasks.base import ReadContext, RowReader
+from linteval_ray.tasks.registry import task as task_named
+from linteval_ray.validate.cache import ContentCache, default_cache_dir
 
 if TYPE_CHECKING:
     import ray
@@ -56,26 +61,41 @@ def stream_schema() -> pa.Schema:
 
 
 class InputDatasource(FileBasedDatasource):
-    """A LintEval split (JSONL or Parquet, optionally compressed) as checked input rows."""
+    """A split of the run's task (its files: JSONL or Parquet, optionally compressed) as checked
+    input rows: each file read by the task's reader (``Task.reader``: its columns, its records)."""
 
     def __init__(self, url: str, dataset: DatasetConfig, draws: int, block_rows: int,
-                 store: ObjectStore) -> None:
-        fs, path = store.pyarrow_filesystem(url)
-        super().__init__(path, filesystem=fs)
-        self._url = url
-        self._format: Format = detect_format(url)
+                 store: ObjectStore, task: TaskConfig | None = None, cache_url: str | None = None,
+                 store_data: bool = False) -> None:
+        files = split_files(url, store)
+        located = [store.pyarrow_filesystem(file) for file in files]
+        super().__init__([path for _, path in located], filesystem=located[0][0])
+        self._url_of = {path: file for file, (_, path) in zip(files, located, strict=True)}
+        self.files = len(files)
+        self._format: Format = detect_format(files[0])
         self._dataset = dataset
         self._draws = draws
         self._block_rows = max(1, block_rows)
+        self._task = task or TaskConfig()
+        self._store = store
+        self._cache_url, self._store_data = cache_url, store_data
 
     def _open_input_source(self, filesystem: Any, path: str, **open_args: Any) -> pa.NativeFile:
         if self._format == "parquet":  # Parquet needs random access (its footer first)
             return filesystem.open_input_file(path)
         return super()._open_input_source(filesystem, path, **open_args)
 
+    def _reader(self) -> RowReader:
+        """The task's reader, built in the read task (its side tables read there, once per file)."""
+        spec = task_named(self._task.name or LINTEVAL_TASK)
+        cache = ContentCache(self._cache_url, default_cache_dir() / "cache", self._store) if self._store_data else None
+        return spec.reader(self._dataset, spec.options(self._task.options), ReadContext(store=self._store, cache=cache))
+
     def _read_stream(self, f: pa.NativeFile, path: str) -> Iterator[pa.Table]:
-        rows = jsonl_rows(self._url, f) if self._format == "jsonl" else parquet_rows(self._url, f)
-        checked = (row for c in checked_rows(rows, self._dataset) for row in self._rows_of(c))
+        url = self._url_of.get(path, path)
+        reader = self._reader()
+        rows = jsonl_rows(url, f) if self._format == "jsonl" else parquet_rows(url, f, reader.columns)
+        checked = (row for c in reader.checked(rows) for row in self._rows_of(c))
         for block in grouped_by_problem(checked, self._block_rows, GROUP_WINDOW_BLOCKS * self._block_rows):
             yield pa.Table.from_pylist(block, schema=stream_schema())
 
@@ -112,11 +132,15 @@ def _blocks(window: list[dict[str, Any]], block_rows: int) -> Iterator[list[dict
         yield window[start:start + block_rows]
 
 
-def read_inputs(config: RunConfig, url: str, store: ObjectStore) -> ray.data.Dataset:
-    """The configured split as a stream of checked rows (Ray must be up)."""
+def read_inputs(config: RunConfig, url: str, store: ObjectStore, *, cache_url: str | None = None,
+                store_data: bool = False) -> ray.data.Dataset:
+    """The configured split as a stream of checked rows (Ray must be up). ``store_data``: the task's
+    reader stores what its judging reads back (CodeContests-O's tests) in the content cache, with
+    ``cache_url`` as its shared tier; off, the rows are read for their prompts alone (``generate``)."""
     import ray.data
 
-    source = InputDatasource(url, config.dataset, config.generation.n, config.validation.pool.batch_size, store)
+    source = InputDatasource(url, config.dataset, config.generation.n, config.validation.pool.batch_size, store,
+                             task=config.task, cache_url=cache_url, store_data=store_data)
     # A local file is on the driver's node, not necessarily on the others (Ray's own local://
     # does the same, and is deprecated).
     on_driver = {NODE_ID_LABEL: ray.get_runtime_context().get_node_id()} if _is_local(url) else None
@@ -128,8 +152,10 @@ def read_inputs(config: RunConfig, url: str, store: ObjectStore) -> ray.data.Dat
     context = ray.data.DataContext.get_current()
     saved, context.target_max_block_size = context.target_max_block_size, READ_BLOCK_BYTES
     try:
+        # One read task per file; with a limit, one for all (the limit counts the samples in file order).
+        tasks = 1 if config.dataset.limit else source.files
         ds: ray.data.Dataset = ray.data.read_datasource(
-            source, num_cpus=read_num_cpus(url), override_num_blocks=1, label_selector=on_driver)
+            source, num_cpus=read_num_cpus(url), override_num_blocks=tasks, label_selector=on_driver)
     finally:
         context.target_max_block_size = saved
     return ds

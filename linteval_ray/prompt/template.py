@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from string import Template
-from typing import Protocol
+from typing import Any, Protocol
 
 import yaml
 
@@ -23,6 +24,8 @@ from linteval_ray.errors import LintEvalError
 from linteval_ray.languages.registry import language as language_spec
 from linteval_ray.languages.registry import languages
 from linteval_ray.schema.record import Language, LintEvalRecord, LintMessage
+from linteval_ray.schema.rows import RECORD_COLUMN, record_of
+from linteval_ray.schema.task import LINTEVAL_TASK, task_of_record_json
 
 
 class PromptInputs(Protocol):
@@ -55,21 +58,65 @@ class PromptTemplate:
     def render(self, record: PromptInputs, alerts: list[LintMessage] | None = None) -> list[dict[str, str]]:
         """The chat messages (OpenAI format) asking to fix ``alerts`` (default: the record's)."""
         values = prompt_values(record, record.linter_messages if alerts is None else alerts)
-        return [
-            {"role": "system", "content": _substitute(self.system, values, self.version)},
-            {"role": "user", "content": _substitute(self.user, values, self.version)},
-        ]
+        return render_values(self, values)
+
+
+def render_values(template: PromptTemplate, values: dict[str, str]) -> list[dict[str, str]]:
+    """The chat messages of ``template`` with its placeholders' ``values`` (any task's)."""
+    return [
+        {"role": "system", "content": _substitute(template.system, values, template.version)},
+        {"role": "user", "content": _substitute(template.user, values, template.version)},
+    ]
 
 
 def template_path(version: str) -> Path:
-    """``version`` is a path to a YAML file, or the name of a prompt shipped in the package
-    (``linteval_ray/prompt/prompts/<version>.yaml``, found as a resource wherever it is installed)."""
+    """``version`` is a path to a YAML file, the name of a LintEval prompt shipped in the package
+    (``linteval_ray/prompt/prompts/<version>.yaml``, found as a resource wherever it is installed), or
+    ``<task>/<version>``: a prompt of another task (``<task's prompts_dir>/<version>.yaml``)."""
     if version.endswith((".yaml", ".yml")):
         return Path(version)
+    if "/" in version:
+        return _task_template(*version.split("/", 1))
     from importlib.resources import files
 
     # A wheel installs unpacked, so the resource is a file on disk.
     return Path(str(files("linteval_ray.prompt").joinpath("prompts", f"{version}.yaml")))
+
+
+def task_of_template(version: str) -> str:
+    """The task a template version is for: ``<task>/<version>``'s, else LintEval's."""
+    return version.split("/", 1)[0] if "/" in version and not version.endswith((".yaml", ".yml")) else LINTEVAL_TASK
+
+
+def qualified_version(version: str, task: str) -> str:
+    """``version`` as ``<task>/<version>`` for a task other than LintEval (a path or a qualified name
+    stays as it is)."""
+    if task == LINTEVAL_TASK or "/" in version or version.endswith((".yaml", ".yml")):
+        return version
+    return f"{task}/{version}"
+
+
+def _task_template(task_name: str, version: str) -> Path:
+    from linteval_ray.tasks.registry import task  # the registry loads task packages, above this layer
+
+    prompts = task(task_name).prompts_dir
+    if prompts is None:
+        raise PromptError(f"prompt template {task_name}/{version}: task {task_name} has no prompts of its own")
+    return prompts / f"{version}.yaml"
+
+
+def row_messages(row: Mapping[str, Any], version: str) -> list[dict[str, str]]:
+    """The chat messages of one pipeline row (its ``record_json``) with template ``version``: LintEval's
+    (``build_messages``), or the row's task's (``Task.messages``) for a task's own template."""
+    record_json = str(row[RECORD_COLUMN])
+    task_name = task_of_record_json(record_json)
+    if task_of_template(version) != task_name:
+        raise PromptError(f"prompt template {version!r} is not for task {task_name}: use {task_name}'s own")
+    if task_name == LINTEVAL_TASK:
+        return build_messages(record_of(row), version)
+    from linteval_ray.tasks.registry import task
+
+    return task(task_name).messages(record_json, load_template(version))
 
 
 @cache

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -32,6 +33,7 @@ from linteval_ray.reduce.ratios import ratio
 from linteval_ray.reduce.rows import AlertCounts, MetricRow, metric_rows
 from linteval_ray.schema import ResultRow, Status
 from linteval_ray.schema.table import ResultTable
+from linteval_ray.schema.task import LINTEVAL_TASK
 
 EXCLUDED_STATUSES = {Status.INVALID_INPUT, Status.INFRA_ERROR}
 # Below this share of exactly agreeing originals a language's alert metrics drift from the paper's.
@@ -86,6 +88,9 @@ class RunMetrics(BaseModel):
     generation: GenerationHealth = Field(default_factory=GenerationHealth)
     n_samples: int
     draws: int
+    task: str = Field(default=LINTEVAL_TASK, description="the task of the rows (linteval_ray/tasks/)")
+    task_metrics: dict[str, Any] | None = Field(
+        default=None, description="the task's own section (its Task.metrics), e.g. CodeContests-O's pass@k intervals")
 
     def headline(self) -> str:
         """The summary line of a report: samples, draws, Pass@1, and what the rows outside n are worth."""
@@ -227,4 +232,5 @@ def compute(rows: ResultTable | Iterable[ResultRow | MetricRow], health: HealthC
         generation=generation_health(all_rows, health),
         n_samples=len({r.sample_id for r in scored}),
         draws=draws,
+        task=next((r.task for r in all_rows if r.task), LINTEVAL_TASK),
     )

@@ -63,11 +63,12 @@ class MetricRow(NamedTuple):
     lint_error: bool
     metrics: AlertCounts | None
     lint_agreement: Agreement | None
+    task: str | None = None  # None: LintEval's
 
 
 PROMPT_TOO_LONG = "prompt_too_long"  # how a generation error for a prompt over the context begins
 SCALARS = ("pass_at_1", "extraction_ok", "generated_tokens", "reasoning_tokens", "generation_s", "suppressions_added")
-COLUMNS = (*SCALARS, "sample_id", "problem_id", "language", "status", "verdict", "error",
+COLUMNS = (*SCALARS, "sample_id", "problem_id", "language", "task", "status", "verdict", "error",
            "validation_error", "finish_reason", "lint_error", "metrics", "lint_agreement")
 
 
@@ -114,6 +115,7 @@ def metric_row(d: dict[str, Any], strings: Strings | None = None) -> MetricRow:
         lint_error=d["lint_error"] is not None,
         metrics=counts,
         lint_agreement=None if a is None else Agreement(a["recorded"], a["relinted"], a["matched"]),
+        task=strings.few_or_none(d.get("task")),
     )
 
 

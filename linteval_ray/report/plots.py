@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from linteval_ray.reduce.metrics import RunMetrics
+from linteval_ray.schema.task import LINTEVAL_TASK
 
 
 def _bar_png(labels: list[str], values: list[float], title: str, ylabel: str) -> bytes:
@@ -34,6 +35,17 @@ def plots(metrics: RunMetrics) -> dict[str, bytes]:
         "pass_rate_by_language.png": _bar_png(
             langs, [100 * (metrics.by_language[k].pass_at_1 or 0) for k in langs], "Pass@1 by language", "%"
         ),
+    }
+    if metrics.task == LINTEVAL_TASK:  # alerts are LintEval's
+        out |= alert_plots(metrics, langs)
+    if metrics.verdicts:
+        names = sorted(metrics.verdicts, key=lambda k: -metrics.verdicts[k])
+        out["verdicts.png"] = _bar_png(names, [float(metrics.verdicts[k]) for k in names], "Verdicts", "rows")
+    return out
+
+
+def alert_plots(metrics: RunMetrics, langs: list[str]) -> dict[str, bytes]:
+    return {
         "reduction_by_language.png": _bar_png(
             langs, [100 * (metrics.by_language[k].reduction_at_p or 0) for k in langs],
             "Reduction@P by language", "%",
@@ -44,7 +56,3 @@ def plots(metrics: RunMetrics) -> dict[str, bytes]:
             "Reduction@P by alert category", "%",
         ),
     }
-    if metrics.verdicts:
-        names = sorted(metrics.verdicts, key=lambda k: -metrics.verdicts[k])
-        out["verdicts.png"] = _bar_png(names, [float(metrics.verdicts[k]) for k in names], "Verdicts", "rows")
-    return out

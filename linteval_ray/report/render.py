@@ -6,9 +6,10 @@ import html
 
 from linteval_ray.reduce.metrics import RunMetrics
 from linteval_ray.report.plots import plots
-from linteval_ray.report.tables import metric_tables, slowest_table, to_html, to_markdown
+from linteval_ray.report.tables import slowest_table, to_html, to_markdown
 from linteval_ray.schema.table import ResultTable
 from linteval_ray.store.folder import PLOTS_DIR, RunFolder
+from linteval_ray.tasks.registry import task
 
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
          "table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #ccc;padding:.25rem .6rem;"
@@ -17,11 +18,12 @@ STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto
 
 
 def write_report(folder: RunFolder, results: ResultTable, metrics: RunMetrics) -> None:
-    tables = [*metric_tables(metrics), slowest_table(results)]
+    spec = task(metrics.task)
+    tables = [*spec.report_tables(metrics), slowest_table(results)]
     images = plots(metrics)
     for name, png in images.items():
         folder.store.write_atomic(f"{folder.plots}/{name}", png)
-    title = f"LintEval results: {folder.name}"
+    title = f"{spec.display_name} results: {folder.name}"
     summary = metrics.headline()
     warnings = metrics.warnings()
     markdown = "\n\n".join(

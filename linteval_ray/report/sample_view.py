@@ -19,8 +19,8 @@ from linteval_ray.schema import ResultRow
 
 Json = dict[str, Any]
 Row = dict[str, Any]
-SITE_COLUMNS = ("row_id", "sample_id", "draw", "language", "problem_id", "status", "verdict", "pass_at_1",
-                "validation_error", "error", "model", "prompt_version", "tokens_used", "tests_generated",
+SITE_COLUMNS = ("row_id", "sample_id", "draw", "language", "problem_id", "task", "facets", "status", "verdict",
+                "pass_at_1", "validation_error", "error", "model", "prompt_version", "tokens_used", "tests_generated",
                 "tests_passed", "tests_failed", "tests_dropped", "timings", "first_failure", "metrics",
                 "lint_agreement", "suppressions_added", "lint_error", "revised_code", "raw_response",
                 "original_messages", "revised_messages")

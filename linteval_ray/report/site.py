@@ -37,14 +37,17 @@ from linteval_ray.report.chunks import (
 from linteval_ray.report.html import escape, page, write_assets
 from linteval_ray.report.originals import ORIGINAL_SCHEMA, Original, read_originals, spill_originals
 from linteval_ray.report.plots import plots
-from linteval_ray.report.sample_view import SITE_COLUMNS, SUMMARY_FIELDS, Row, chunk_of_rows, summary_of
-from linteval_ray.report.tables import metric_tables, pct, to_html
+from linteval_ray.report.sample_view import SITE_COLUMNS, Row
+from linteval_ray.report.tables import pct, to_html
 from linteval_ray.schema import LintEvalRecord, ResultRow
 from linteval_ray.schema.arrow import result_schema
 from linteval_ray.schema.table import ResultTable
+from linteval_ray.schema.task import LINTEVAL_TASK
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.store.spill import Buckets
+from linteval_ray.tasks.base import SiteView
+from linteval_ray.tasks.registry import task
 
 
 def write_site(
@@ -54,23 +57,29 @@ def write_site(
     *,
     records: Mapping[str, LintEvalRecord] | Iterable[Original] | None = None,
     title: str | None = None,
+    view: SiteView | None = None,
 ) -> str:
     """Write ``OUTPUT/report/`` for one run and return the URL of its ``index.html``.
 
     ``records`` are the dataset records of the samples (by sample_id, or as a stream of their
     ``Original`` parts), the only place the original program (and the prompt's inputs) live;
     without them sample pages show the revision and alerts alone. Rows and originals are in
-    memory one range of chunks at a time (a run's rows never sit in memory together)."""
+    memory one range of chunks at a time (a run's rows never sit in memory together). ``view``: what
+    the pages show of the run's task (default: the metrics' task's)."""
     results = rows if isinstance(rows, ResultTable) else ResultTable.of_rows(rows)
+    spec = task(metrics.task)
+    view = view or spec.site_view()
     originals = (Original.of_record(r) for r in records.values()) if isinstance(records, Mapping) else records or ()
     site, store = folder.site, folder.store
-    title = title or f"LintEval results: {folder.name}"
+    title = title or f"{spec.display_name} results: {folder.name}"
     chunks = chunk_count(len(results))
     write_assets(site, store)
     for name, png in plots(metrics).items():
         store.write_atomic(f"{site}/plots/{name}", png)
-    summaries = _write_chunks(site, store, results, originals, chunks)
-    head = f'window.LINTEVAL_INDEX = {{"fields":{safe_json(list(SUMMARY_FIELDS))},"rows":['.encode()
+    summaries = _write_chunks(site, store, results, originals, chunks, view)
+    layout = "".join(f'"{name}":{safe_json(value)},' for name, value in (("columns", view.columns),
+                                                                        ("filters", view.filters)) if value)
+    head = f'window.LINTEVAL_INDEX = {{{layout}"fields":{safe_json(list(view.summary_fields))},"rows":['.encode()
     index_js = summaries.joined(head, b"]};\n")
     del summaries
     store.write_atomic(f"{site}/data/index.js", bytes(index_js))
@@ -80,7 +89,7 @@ def write_site(
 
 
 def _write_chunks(site: str, store: ObjectStore, results: ResultTable, originals: Iterable[Original],
-                  chunks: int) -> IndexLines:
+                  chunks: int, view: SiteView) -> IndexLines:
     """Every ``data/rows-<k>.js``, one range of chunks at a time; returns each row's line of the
     index."""
     summaries = IndexLines(len(results))
@@ -102,9 +111,9 @@ def _write_chunks(site: str, store: ObjectStore, results: ResultTable, originals
             for k in range(first, last):
                 chunk_rows = [taken[position[i]] for i in members[k]]
                 for index, row in zip(members[k], chunk_rows, strict=True):
-                    lines[index] = safe_json(summary_of(row, records.get(row["sample_id"])))
+                    lines[index] = safe_json(view.summary_of(row, records.get(row["sample_id"])))
                 target = f"(window.LINTEVAL_CHUNKS = window.LINTEVAL_CHUNKS || {{}})[{k}]"
-                part = chunk_of_rows(chunk_rows, records)
+                part = view.chunk_of_rows(chunk_rows, records)
                 store.write_atomic(f"{site}/data/rows-{k}.js", js_assignment(target, part))
             summaries.add(lines)
     return summaries
@@ -114,7 +123,7 @@ def index_page(title: str, results: ResultTable, metrics: RunMetrics) -> str:
     summary = f"{len(results)} rows: {metrics.headline()}"
     parts = [f"<h1>{escape(title)}</h1><p>{escape(summary)} <a href='#browser'>Browse the samples</a>.</p>"]
     parts += [f"<p class='warning'><strong>Warning:</strong> {escape(w)}</p>" for w in metrics.warnings()]
-    parts += [to_html(table) for table in metric_tables(metrics)]
+    parts += [to_html(table) for table in task(metrics.task).report_tables(metrics)]
     parts.append(failures_html(results))
     parts.append("<h3>Plots</h3><div class='plots'>"
                  + "".join(f"<img src='plots/{escape(n)}' alt='{escape(n)}'>" for n in plots_names(metrics)) + "</div>")
@@ -124,8 +133,8 @@ def index_page(title: str, results: ResultTable, metrics: RunMetrics) -> str:
 
 
 def plots_names(metrics: RunMetrics) -> list[str]:
-    names = ["pass_rate_by_language.png", "reduction_by_language.png", "reduction_by_category.png"]
-    return names + (["verdicts.png"] if metrics.verdicts else [])
+    alerts = ["reduction_by_language.png", "reduction_by_category.png"] if metrics.task == LINTEVAL_TASK else []
+    return ["pass_rate_by_language.png", *alerts] + (["verdicts.png"] if metrics.verdicts else [])
 
 
 def failures_html(results: ResultTable) -> str:

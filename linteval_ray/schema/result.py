@@ -185,6 +185,9 @@ class ResultRow(BaseModel):
     problem_id: str | None = None
     language: str | None = None
     split: str | None = None
+    task: str | None = Field(default=None, description="the task the row belongs to (None: LintEval)")
+    facets: dict[str, str] | None = Field(
+        default=None, description="what the task groups its metrics by besides language (difficulty, source)")
     status: Status
     error: str | None = Field(default=None, description="why status is not 'evaluated'")
 
@@ -232,6 +235,12 @@ class ResultRow(BaseModel):
     timings: Timings = Field(default_factory=Timings)
     toolchain_id: str | None = None
     worker: str | None = Field(default=None, description="node / actor that validated the row")
+
+    @field_validator("facets", mode="before")
+    @classmethod
+    def _facets_from_arrow(cls, value: Any) -> Any:
+        """Arrow map columns come back as lists of (key, value) pairs."""
+        return dict(value) if isinstance(value, list) else value
 
     @staticmethod
     def make_row_id(sample_id: str, draw: int) -> str:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from linteval_ray.schema.arrow import model_fields
 from linteval_ray.schema.record import LintEvalRecord
 from linteval_ray.schema.result import GENERATION_FACTS, GenerationFacts, ResultRow
+from linteval_ray.schema.task import TaskRecord
 
 RECORD_COLUMN = "record_json"
 
@@ -30,10 +31,10 @@ class InputRow(BaseModel):
     draw: int
     problem_id: str
     language: str
-    record_json: str = Field(description="the validated LintEvalRecord as JSON")
+    record_json: str = Field(description="the validated record (a LintEvalRecord, or a task's TaskRecord) as JSON")
 
     @classmethod
-    def of(cls, record: LintEvalRecord, draw: int, record_json: str | None = None) -> InputRow:
+    def of(cls, record: LintEvalRecord | TaskRecord, draw: int, record_json: str | None = None) -> InputRow:
         """The row of ``record``'s ``draw``; pass ``record_json`` to share one dump among the draws."""
         return cls(row_id=ResultRow.make_row_id(record.sample_id, draw), sample_id=record.sample_id, draw=draw,
                    problem_id=record.problem_id, language=record.language,

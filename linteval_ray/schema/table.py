@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from linteval_ray.schema.arrow import result_schema, rows_to_table, table_to_rows
+from linteval_ray.schema.arrow import conformed, result_schema, rows_to_table, table_to_rows
 from linteval_ray.schema.result import ResultRow
 
 if TYPE_CHECKING:
@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 GROUP_ROWS = 4096  # rows read (and sorted, by the reduction) at once; results.parquet's row group size
 BATCH_ROWS = 4096  # rows turned into Python objects at once when small columns are walked
 # The columns the metrics and the report's tables aggregate: kept in memory for every row.
-COLUMNS = ("row_id", "sample_id", "problem_id", "language", "status", "verdict", "pass_at_1", "error",
-           "validation_error", "extraction_ok", "finish_reason", "tokens_used", "generated_tokens",
+COLUMNS = ("row_id", "sample_id", "problem_id", "language", "task", "facets", "status", "verdict", "pass_at_1",
+           "error", "validation_error", "extraction_ok", "finish_reason", "tokens_used", "generated_tokens",
            "reasoning_tokens", "generation_s", "suppressions_added", "lint_error", "metrics", "lint_agreement",
            "timings", "worker", "prompt_version")
 
@@ -111,5 +111,5 @@ class ResultTable:
 
     def _group(self, group: int) -> pa.Table:
         if isinstance(self._full, pq.ParquetFile):
-            return self._full.read_row_group(group).cast(result_schema())
+            return conformed(self._full.read_row_group(group))
         return self._full.slice(self._starts[group], GROUP_ROWS)

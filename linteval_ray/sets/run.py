@@ -47,7 +47,8 @@ from linteval_ray.config.section import without_credentials
 from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
-from linteval_ray.load.readers import SourceDigest, digest_in_background
+from linteval_ray.load.readers import SourceDigest
+from linteval_ray.pipeline.dataset import identity_in_background, resolved, run_task
 from linteval_ray.pipeline.progress import Progress, without_ray_progress
 from linteval_ray.pipeline.run import (
     RunMismatchError,
@@ -118,11 +119,12 @@ class Prepared(BaseModel):
 def run_set(config: RunConfig) -> SetOutcome:
     """Evaluate every model of the set (resuming an earlier attempt), then keep following the
     checkpoint glob when asked to."""
+    config = resolved(config)  # the task: from the setting, the preset or the split's columns
     set_name, output = resolve_output(config)
     folder = SetFolder.open(output, config.storage)
     url = resolve_source(config.dataset.source)
-    log.info("set %s: dataset %s -> %s", set_name, url, output)
-    hashing = digest_in_background(url, config.storage)
+    log.info("set %s: %s dataset %s -> %s", set_name, config.task.name, url, output)
+    hashing = identity_in_background(config, url)
     toolchain = Toolchain.discover()
     toolchain.manifest()  # probe the driver's tools now, before Ray's threads share this process
     trackers = Trackers(config.tracking, set_name)  # a tracker whose package is missing: refused now
@@ -221,7 +223,8 @@ class SetDriver:
         """The model's run folder, claimed (its manifest written, another run refused); None when an
         earlier attempt finished it."""
         folder = self.folder.model(member.name)
-        config = member_config(self.config, member, folder.url).model_copy(update={"validation": self.validation})
+        config = resolved(member_config(self.config, member, folder.url).model_copy(
+            update={"validation": self.validation}))  # a model's own prompt version is its task's too
         previous = manifests.read_manifest(folder)
         parts = run_fingerprint_parts(config, self.source.sha256, self.toolchain)
         if previous is not None and (refused := manifests.refusal(previous, parts)):
@@ -232,7 +235,8 @@ class SetDriver:
             return None
         backend = build_backend(config.generation, config.storage)
         backend.preflight()  # engines no node can hold, a server that does not answer: one line now
-        manifest = start_manifest(config, member.name, folder, self.url, self.source.sha256, self.toolchain, backend)
+        manifest = start_manifest(config, member.name, folder, self.url, self.source.sha256, self.toolchain, backend,
+                                  source=self.source)
         return Prepared(member=member, config=config, folder=folder, backend=backend, manifest=manifest,
                         done=done_row_ids(folder))
 
@@ -312,8 +316,9 @@ class SetDriver:
         # removed at the block's end, before the next model's are reserved.
         with model.backend.engines():
             record_sampling(model.folder, model.manifest, model.backend)
-            rows = without_ray_progress(
-                _applied(stages, read_inputs(model.config, self.url, model.folder.store), stream_schema().names))
+            inputs = read_inputs(model.config, self.url, model.folder.store, store_data=True,
+                                 cache_url=self.validation.cache_url)
+            rows = without_ray_progress(_applied(stages, inputs, stream_schema().names))
             for bundle in rows.iter_internal_ref_bundles():
                 blocks = [(entry.ref, *_slice(block_slice)) for entry, block_slice in zip(
                     bundle.blocks, bundle.slices or [None] * len(bundle.blocks), strict=True)]
@@ -328,7 +333,8 @@ class SetDriver:
         """Reduce the model, write its report and manifest (as ``run`` does), then the leaderboard
         and the trackers."""
         reduction = reduce_run(model.folder, model.config.generation.health)
-        publish(model.folder, reduction.results, reduction.metrics, title=f"LintEval results: {model.name}")
+        publish(model.folder, reduction.results, reduction.metrics,
+                title=f"{run_task(model.config).display_name} results: {model.name}")
         finish_manifest(model.folder, model.manifest, reduction)
         log.info("model %s: %d rows, Pass@1 %s", model.name, reduction.rows, reduction.metrics.overall.pass_at_1)
         with self._lock:

@@ -62,6 +62,9 @@ class Manifest(BaseModel):
         "package, a $LINTEVAL_RAY_LANGUAGES plugin module, or code)")
     dataset_url: str
     dataset_sha256: str
+    dataset_identity: dict[str, Any] = Field(
+        default_factory=dict, description="what dataset_sha256 covers (hashed) and, per file, what identified it")
+    task: str = Field(default="linteval", description="the task the run evaluates (linteval_ray/tasks/)")
     prompt_version: str
     model: str
     backend: str
@@ -94,13 +97,17 @@ class Manifest(BaseModel):
 
 
 def fingerprint_parts(config: RunConfig, dataset_sha256: str, toolchain_ids: dict[str, str],
-                      lint_config_ids: dict[str, str]) -> dict[str, Any]:
+                      lint_config_ids: dict[str, str], task: dict[str, Any] | None = None) -> dict[str, Any]:
     """What must not change between a run and its resume: the data, every setting that can change a
-    result (model, prompt, sampling, limits, sandbox, filters: ``result_settings``), and of each
-    language the run covers its tools and its lint profile's file (language -> its identity). A
-    speed setting may change (batch sizes, actors, replicas, concurrency)."""
-    return {"dataset": dataset_sha256, "settings": result_settings(config), "toolchain": toolchain_ids,
-            "lint_profile": lint_config_ids}
+    result (model, prompt, sampling, limits, sandbox, filters: ``result_settings``), of each language
+    the run covers its tools and its lint profile's file (language -> its identity), and a task other
+    than LintEval with its options (``task``; LintEval's parts are what they were). A speed setting
+    may change (batch sizes, actors, replicas, concurrency)."""
+    parts = {"dataset": dataset_sha256, "settings": result_settings(config), "toolchain": toolchain_ids,
+             "lint_profile": lint_config_ids}
+    if task is not None:
+        parts["task"] = task
+    return parts
 
 
 def digest(parts: dict[str, Any]) -> str:

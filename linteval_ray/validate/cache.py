@@ -154,6 +154,12 @@ class ContentCache:
         self._count(key, hit=True, local=False)
         return result
 
+    def contains_dir(self, key: str) -> bool:
+        """Whether a directory is stored under ``key`` in either tier (nothing is fetched or counted)."""
+        if self._local_path(key, "").is_dir():
+            return True
+        return self.url is not None and self._store.exists(self._shared_url(key, ".tar"))
+
     def put_dir(self, key: str, src: Path) -> Path:
         """Copy ``src`` into the cache under ``key``; returns the cached (read-only use) directory."""
         path = self._local_path(key, "")

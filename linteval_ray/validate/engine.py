@@ -22,7 +22,10 @@ from linteval_ray.schema import Language, LintEvalRecord, LintMessage, ResultRow
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.result import Limits, LintFailure, Timings
 from linteval_ray.schema.rows import InputRow, generation_facts, record_of
+from linteval_ray.schema.task import LINTEVAL_TASK, task_of_record_json
 from linteval_ray.store.fs import ObjectStore
+from linteval_ray.tasks.base import Evaluator
+from linteval_ray.tasks.registry import task as task_spec
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.audit import AuditStats, audited
 from linteval_ray.validate.cache import ContentCache, default_cache_dir
@@ -69,6 +72,7 @@ class Validator:
                                   scratch=self._scratch, limits=config.limits, jobs=jobs,
                                   python=config.python)
         self._batches = 0
+        self._task_evaluators: dict[str, Evaluator] = {}
         self.audit = AuditStats()  # revisions judged by both paths (validation.audit_fraction)
         self.out_of_service: str | None = None  # why a canary says this worker must not score
         self._checking_canaries = False
@@ -121,6 +125,28 @@ class Validator:
         return w.result
 
     def _evaluate(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
+        """Each row judged by its task (``linteval_ray/tasks/``): LintEval's here, another task's by
+        its evaluator on this worker's warm state; in order."""
+        by_task: dict[str, list[int]] = defaultdict(list)
+        for index, row in enumerate(rows):
+            by_task[task_of_record_json(str(row.get("record_json") or ""))].append(index)
+        results: list[ResultRow | None] = [None] * len(rows)
+        for name, indexes in by_task.items():
+            chosen = [rows[i] for i in indexes]
+            judged = (self.evaluate_linteval(chosen) if name == LINTEVAL_TASK
+                      else self.task_evaluator(name).evaluate(chosen))
+            for index, result in zip(indexes, judged, strict=True):
+                results[index] = result
+        return [result for result in results if result is not None]
+
+    def task_evaluator(self, name: str) -> Evaluator:
+        """Task ``name``'s judging on this worker, built on first use."""
+        if name not in self._task_evaluators:
+            self._task_evaluators[name] = task_spec(name).evaluator(self)
+        return self._task_evaluators[name]
+
+    def evaluate_linteval(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
+        """LintEval's rows: lint (batched per language), judge, score."""
         work = [_Work.start(row, self) for row in rows]
         _guarded(work, lambda: self._lint([w for w in work if w.record is not None]))
         for w in work:

@@ -35,6 +35,7 @@ class JudgeContext:
     limits: TestLimits = field(default_factory=TestLimits)
     jobs: int = 1
     python: str = "/usr/bin/python3"
+    wall_cap_s: float | None = None  # a fixed wall-clock cap per test (a task's profile); None: limits.wall_cap_s
     sandbox_runs: int = 0  # how many programs this context started (tests read it)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

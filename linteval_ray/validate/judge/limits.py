@@ -56,7 +56,7 @@ def test_run_limits(program: CompiledProgram, limit_s: float, ctx: JudgeContext)
     """The limits of ``program``'s run on a test whose time limit is ``limit_s``."""
     address_space, resident = run_memory(program, ctx)
     return RunLimits(
-        wall_s=wall_cap_s(limit_s),
+        wall_s=wall_cap_s(limit_s) if ctx.wall_cap_s is None else ctx.wall_cap_s,
         cpu_s=limit_s,
         memory_mb=address_space,
         resident_mb=resident,

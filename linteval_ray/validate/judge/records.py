@@ -5,6 +5,8 @@ so limits, runners and failure descriptions name them without importing the modu
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from pydantic import BaseModel
 
 from linteval_ray.schema.result import Verdict
@@ -32,3 +34,16 @@ class TestRecord(BaseModel):
     peak_rss_mb: float | None = None
     output_head: bytes = b""
     output_more: bool = False
+
+
+class OutputChecks(Protocol):
+    """Where the outputs of runs that ended normally go to be judged: by default the problem's
+    checker in batches (``run.PendingChecks``); a task with its own comparison passes its own
+    (``run.run_tests``'s ``checks``). ``add`` may be called from several threads."""
+
+    def add(self, record: TestRecord, output: bytes) -> None:
+        """Judge ``output`` of ``record``'s run (now or later): set ``record.verdict`` (and its
+        detail, evidence and output head when it failed) by ``finish`` at the latest."""
+
+    def finish(self) -> None:
+        """Judge what is still pending."""

@@ -34,7 +34,7 @@ from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.failure import HEAD_BYTES, first_failure
 from linteval_ray.validate.judge.limits import memory_evidence, test_run_limits, time_limit_s
 from linteval_ray.validate.judge.problem import PreparedProblem, ProblemError, ProblemErrorKind
-from linteval_ray.validate.judge.records import ReferenceTest, TestRecord
+from linteval_ray.validate.judge.records import OutputChecks, ReferenceTest, TestRecord
 from linteval_ray.validate.sandbox.base import RunResult
 from linteval_ray.validate.scratch import work_dir
 
@@ -106,10 +106,11 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
     return result.model_copy(update={"compile_s": outcome.seconds, **counts})
 
 
-def judged_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> JudgeResult:
+def judged_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext,
+                 checks: OutputChecks | None = None) -> JudgeResult:
     """A compiled revision's judgement on every test (``run_tests``)."""
     started = time.monotonic()
-    records = run_tests(program, problem, ctx)
+    records = run_tests(program, problem, ctx, checks)
     tests_s = time.monotonic() - started
     verdict, detail = decide_verdict(records)
     failure = first_failure(records, problem) if verdict != Verdict.PASSED else None
@@ -195,10 +196,12 @@ class PendingChecks:
                                f"the checker does not accept the original's own answer to test {name} ({failure})")
 
 
-def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext) -> list[TestRecord]:
+def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext,
+              checks: OutputChecks | None = None) -> list[TestRecord]:
     """Every reference test in order, each in a box of its own; none starts after the first (confirmed)
-    time limit. The outputs of runs that ended normally are checked in batches (``PendingChecks``)."""
-    checks = PendingChecks(problem, ctx)
+    time limit. The outputs of runs that ended normally are judged by ``checks``: by default the
+    problem's checker, in batches (``PendingChecks``)."""
+    checks = checks if checks is not None else PendingChecks(problem, ctx)
     stop = threading.Event()
 
     def one(test: ReferenceTest) -> TestRecord:

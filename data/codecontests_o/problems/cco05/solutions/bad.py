@@ -1,0 +1,2 @@
+input()
+print(min(int(x) for x in input().split()))

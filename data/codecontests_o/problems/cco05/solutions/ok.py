@@ -1,0 +1,2 @@
+input()
+print(max(int(x) for x in input().split()))

@@ -1,0 +1,2 @@
+input()
+print(" ".join(map(str, sorted(map(int, input().split())))))

@@ -1,0 +1,92 @@
+"""LintEval: a model rewrites a program so its linter alerts go away while it stays correct.
+
+The task the engine was built for: its record (``schema/record.py``), loader (``load/loader.py``),
+prompt (``prompt/``), judge (``validate/engine.py``), metrics (``reduce/``) and report
+(``report/``) live where they always have; this package names them as a ``Task``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from linteval_ray.config import DatasetConfig
+from linteval_ray.load.errors import SourceError
+from linteval_ray.load.loader import Checked, checked_rows
+from linteval_ray.load.presets import HUB_PRESETS
+from linteval_ray.load.readers import Row, SourceDigest, digest_in_background, source_digest
+from linteval_ray.prompt.template import PromptTemplate
+from linteval_ray.reduce.metrics import RunMetrics
+from linteval_ray.report.publish import linteval_originals
+from linteval_ray.report.sample_view import SUMMARY_FIELDS, chunk_of_rows, summary_of
+from linteval_ray.report.tables import Table, metric_tables
+from linteval_ray.schema import LintEvalRecord, ResultRow
+from linteval_ray.schema.bundled import bundled_path
+from linteval_ray.schema.task import LINTEVAL_TASK
+from linteval_ray.store import ObjectStore
+from linteval_ray.tasks.base import Evaluator, ReadContext, RowReader, SiteView, Task
+from linteval_ray.validate.engine import Validator
+
+RECOGNIZED_BY = frozenset({"sample_id", "code", "generator_cmd"})
+
+
+class _Reader(RowReader):
+    def __init__(self, dataset: DatasetConfig) -> None:
+        self._dataset = dataset
+
+    def checked(self, rows: Iterable[Row]) -> Iterator[Checked]:
+        return checked_rows(rows, self._dataset)
+
+
+class _Evaluator:
+    def __init__(self, worker: Validator) -> None:
+        self._worker = worker
+
+    def evaluate(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
+        return self._worker.evaluate_linteval(rows)
+
+
+class LintEvalTask(Task):
+    def recognizes(self, columns: frozenset[str]) -> bool:
+        return columns >= RECOGNIZED_BY
+
+    def identity(self, files: Sequence[str], store: ObjectStore, options: BaseModel | None) -> SourceDigest:
+        return source_digest(_one_file(files), store.storage, retry=store.retry)
+
+    def identity_in_background(self, files: Sequence[str], store: ObjectStore, options: BaseModel | None,
+                               ) -> Future[SourceDigest]:
+        return digest_in_background(_one_file(files), store.storage, retry=store.retry)
+
+    def reader(self, dataset: DatasetConfig, options: BaseModel | None, context: ReadContext) -> RowReader:
+        return _Reader(dataset)
+
+    def messages(self, record_json: str, template: PromptTemplate) -> list[dict[str, str]]:
+        return template.render(LintEvalRecord.model_validate_json(record_json))
+
+    def evaluator(self, worker: Validator) -> Evaluator:
+        return _Evaluator(worker)
+
+    def report_tables(self, metrics: RunMetrics) -> list[Table]:
+        return metric_tables(metrics)
+
+    def site_view(self) -> SiteView:
+        return SiteView(summary_fields=SUMMARY_FIELDS, summary_of=summary_of, chunk_of_rows=chunk_of_rows,
+                        records_of_run=linteval_originals)
+
+
+def _one_file(files: Sequence[str]) -> str:
+    if len(files) != 1:
+        raise SourceError(f"a LintEval split is one file, not {len(files)}: {', '.join(files[:3])} ...")
+    return files[0]
+
+
+TASK = LintEvalTask(
+    name=LINTEVAL_TASK,
+    display_name="LintEval",
+    presets={"bundled": str(bundled_path()), **HUB_PRESETS},
+    prompts_dir=Path(__file__).resolve().parents[2] / "prompt" / "prompts",
+)
