@@ -54,7 +54,9 @@ def test_a_run_gets_the_memory_limit_as_heap_and_a_deep_stack() -> None:
     argv = JAVA.run_argv(RunRequest(entry="p.Task", program_dir="/prog", memory_mb=256, tools={"java": "/usr/bin/java"},
                                     args=("x",)))
     assert argv[:2] == ["/usr/bin/java", "-Xmx256m"] and argv[-4:] == ["-cp", "/prog", "p.Task", "x"]
-    assert {"-Xss64m", "-DONLINE_JUDGE=true", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=128m"} <= set(argv)
+    assert {"-Xss64m", "-DONLINE_JUDGE=true", "-XX:MaxMetaspaceSize=128m"} <= set(argv)
+    # G1 with one GC thread of each kind: JDK 17 maps the class-data archive's module graph only for G1
+    assert {"-XX:+UseG1GC", "-XX:ParallelGCThreads=1", "-XX:ConcGCThreads=1"} <= set(argv)
 
 
 def test_the_jvm_gets_address_space_beyond_its_heap_and_few_malloc_arenas() -> None:
