@@ -7,28 +7,30 @@ import json
 import logging
 import re
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from linteval_ray import __version__
 from linteval_ray.config import (
+    DEFAULT_RANK_BY,
     MODEL_NAME_PATTERN,
     ConfigError,
     ModelChoice,
     ModelConfig,
+    RankBy,
     RunConfig,
     dataset_overrides,
     load_config,
 )
 from linteval_ray.errors import LintEvalError
-from linteval_ray.languages.registry import language_names
+from linteval_ray.languages.registry import language_names, languages
 from linteval_ray.track.registry import TRACKERS
 
 if TYPE_CHECKING:
     from linteval_ray.reduce.metrics import RunMetrics
 
 DESCRIPTION = """\
-linteval-ray scores models on LintEval: a model rewrites a program (C++, Python 3 or
-Java) so its linter alerts go away; the evaluator lints, compiles and runs the
+linteval-ray scores models on LintEval: a model rewrites a program ({languages})
+so its linter alerts go away; the evaluator lints, compiles and runs the
 problem's testlib tests on every revision in a sandbox, at cluster scale on Ray.
 
   linteval-ray run                       evaluate the bundled data set (reference revisions)
@@ -42,6 +44,18 @@ problem's testlib tests on every revision in a sandbox, at cluster scale on Ray.
   linteval-ray calibrate --dataset lite    how far our lint settings are from the recorded alerts
   linteval-ray suite --tests codecontests-o:test --pool POOL   TPR/TNR of a test suite over solution pools
 """
+
+
+RANK_BY_HELP = ("what leaderboards and compare rank by, best first (default pass_x_reduction: Pass@1 x Reduction@P, "
+                "which returning every program unchanged cannot win; pass_at_1 ranks doing nothing first)")
+RANK_BY_CHOICES = list(get_args(RankBy))
+
+
+def description() -> str:
+    """The top-level help, naming every registered language (plugins too)."""
+    names = [spec.display_name for spec in languages()]
+    listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+    return DESCRIPTION.format(languages=listed)
 
 
 STRICT_HELP = ("exit 1 when too many responses were cut at max_tokens or held no program "
@@ -105,7 +119,7 @@ def _flag_overrides(args: argparse.Namespace) -> list[str]:
     pairs = dataset_overrides(args.dataset, args.limit, args.language, args.sample_id)
     for name, key in [("output", "output"), ("run_name", "run_name"), ("ray_address", "ray.address"),
                       ("n", "generation.n"), ("checkpoints", "checkpoints.glob"), ("follow", "checkpoints.follow_s"),
-                      ("baseline", "baseline"), ("log_to", "tracking.log_to"),
+                      ("baseline", "baseline"), ("rank_by", "rank_by"), ("log_to", "tracking.log_to"),
                       ("mlflow_tracking_uri", "tracking.mlflow.tracking_uri"),
                       ("mlflow_experiment", "tracking.mlflow.experiment"), ("wandb_project", "tracking.wandb.project"),
                       ("wandb_entity", "tracking.wandb.entity")]:
@@ -148,7 +162,8 @@ def _config(args: argparse.Namespace) -> RunConfig:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from linteval_ray.pipeline.run import run
-    from linteval_ray.report.tables import metric_tables, to_text
+    from linteval_ray.report.tables import to_text
+    from linteval_ray.tasks.registry import task
 
     config = _config(args)
     if config.is_set:
@@ -159,7 +174,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     outcome = run(config)
     metrics = outcome.reduction.metrics
     print()
-    for table in metric_tables(metrics):
+    for table in task(metrics.task).report_tables(metrics):
         print(to_text(table), end="\n\n")
     for warning in metrics.warnings():
         print(f"WARNING: {warning}")
@@ -233,14 +248,15 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     """``reduce`` and ``report``: metrics.json and results.parquet from the shards, then the report and site."""
     from linteval_ray.reduce.reduce import reduce_run
     from linteval_ray.report.publish import publish
-    from linteval_ray.report.tables import metric_tables, to_text
+    from linteval_ray.report.tables import to_text
     from linteval_ray.store.folder import RunFolder
+    from linteval_ray.tasks.registry import task
 
     config = load_config(args.config)
     folder = RunFolder.open(args.output, config.storage)
     reduction = reduce_run(folder, config.generation.health)
     index = publish(folder, reduction.results, reduction.metrics)
-    for table in metric_tables(reduction.metrics):
+    for table in task(reduction.metrics.task).report_tables(reduction.metrics):
         print(to_text(table), end="\n\n")
     for warning in reduction.metrics.warnings():
         print(f"WARNING: {warning}")
@@ -257,7 +273,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     store = ObjectStore(storage=load_config(args.config).storage)
     folders = [folder for output in args.outputs for folder in run_folders(output, store)]
-    table = compare_table(folders, args.group)
+    table = compare_table(folders, args.group, args.rank_by)
     print(to_markdown(table) if args.markdown else to_text(table))
     if len(folders) > 1:
         runs = [CompareRun(f.name, read_rows(f)[0], f.site) for f in folders]
@@ -282,6 +298,7 @@ def _add_set_flags(p: argparse.ArgumentParser) -> None:
                        help="keep polling --checkpoints every SECONDS and evaluate each new checkpoint once its "
                        "files stop changing, until interrupted")
     group.add_argument("--baseline", metavar="NAME", help="the model deltas are against (default: the first)")
+    group.add_argument("--rank-by", choices=RANK_BY_CHOICES, help=RANK_BY_HELP)
     group.add_argument("--log-to", action="append", choices=sorted(TRACKERS), metavar="TRACKER",
                        help="log each model to an experiment tracker: mlflow, wandb (repeatable; optional extras: "
                        "pip install 'linteval-ray[mlflow]')")
@@ -292,7 +309,7 @@ def _add_set_flags(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="linteval-ray", description=DESCRIPTION,
+    parser = argparse.ArgumentParser(prog="linteval-ray", description=description(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"linteval-ray {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -332,7 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmp_ = sub.add_parser("compare", help="side-by-side metrics of several runs")
     cmp_.add_argument("outputs", nargs="+", help="run folders, or a set's folder (all its models)")
-    cmp_.add_argument("--group", default="overall", help="overall, cpp, py3 or java")
+    cmp_.add_argument("--group", default="overall", help=f"overall, or a language: {', '.join(language_names())}")
+    cmp_.add_argument("--rank-by", choices=RANK_BY_CHOICES, default=DEFAULT_RANK_BY, help=RANK_BY_HELP)
     cmp_.add_argument("--markdown", action="store_true", help="print a Markdown table")
     cmp_.add_argument("--site-dir", help="folder for compare.html (default: the first run's report/ folder): "
                       "metric deltas with paired bootstrap intervals, flipped samples, alerts fixed by one run only")

@@ -30,13 +30,20 @@ from linteval_ray.config.run import (
     load_config,
 )
 from linteval_ray.config.section import ConfigError
-from linteval_ray.config.sets import MODEL_NAME_PATTERN, CheckpointsConfig, ModelConfig, TrackingConfig
-from linteval_ray.config.validation import JavaTests, NativeTests, PoolConfig, TestLimits, ValidationConfig
+from linteval_ray.config.sets import (
+    DEFAULT_RANK_BY,
+    MODEL_NAME_PATTERN,
+    CheckpointsConfig,
+    ModelConfig,
+    RankBy,
+    TrackingConfig,
+)
+from linteval_ray.config.validation import PoolConfig, TestLimits, ValidationConfig
 
 __all__ = [
-    "MODEL_NAME_PATTERN", "CheckpointsConfig", "ConfigError", "DatasetConfig", "EndpointConfig",
-    "EndpointGeneration", "GenerationConfig", "GenerationSettings", "HealthConfig", "JavaTests", "ModelChoice",
-    "ModelConfig", "NativeTests", "PoolConfig", "RayConfig", "ReplayConfig", "ReplayGeneration", "RunConfig",
+    "DEFAULT_RANK_BY", "MODEL_NAME_PATTERN", "CheckpointsConfig", "ConfigError", "DatasetConfig", "EndpointConfig",
+    "EndpointGeneration", "GenerationConfig", "GenerationSettings", "HealthConfig", "ModelChoice",
+    "ModelConfig", "PoolConfig", "RankBy", "RayConfig", "ReplayConfig", "ReplayGeneration", "RunConfig",
     "SamplingConfig", "StorageConfig", "TaskConfig", "TestLimits", "TrackingConfig", "VLLMConfig", "VLLMGeneration",
     "ValidationConfig", "dataset_overrides", "describe_errors", "load_config",
 ]

@@ -17,7 +17,7 @@ from linteval_ray.config.generation import (
     switch_backend,
 )
 from linteval_ray.config.section import NEUTRAL, SECRET, ConfigError, Section
-from linteval_ray.config.sets import CheckpointsConfig, ModelConfig, TrackingConfig
+from linteval_ray.config.sets import DEFAULT_RANK_BY, CheckpointsConfig, ModelConfig, RankBy, TrackingConfig
 from linteval_ray.config.validation import ValidationConfig
 from linteval_ray.schema.record import Language
 
@@ -83,6 +83,9 @@ class RunConfig(Section):
     checkpoints: Annotated[CheckpointsConfig, NEUTRAL] = Field(default_factory=CheckpointsConfig)
     baseline: Annotated[str | None, NEUTRAL] = Field(
         default=None, description="the model a set's deltas are against (default: the first)")
+    rank_by: Annotated[RankBy, NEUTRAL] = Field(
+        default=DEFAULT_RANK_BY, description="what a set's leaderboard ranks by: pass_x_reduction (Pass@1 × "
+        "Reduction@P: returning the programs unchanged scores 0), pass_at_1, reduction_at_p")
     tracking: Annotated[TrackingConfig, NEUTRAL] = Field(default_factory=TrackingConfig)
 
     @field_validator("task", mode="before")

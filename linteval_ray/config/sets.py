@@ -10,6 +10,9 @@ from linteval_ray.config.generation import ModelChoice
 from linteval_ray.config.section import Section
 
 MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"  # a folder name on every store
+# What a leaderboard and ``compare`` rank by (reduce/ranking.py; the default: one doing nothing cannot win).
+RankBy = Literal["pass_x_reduction", "pass_at_1", "reduction_at_p"]
+DEFAULT_RANK_BY: RankBy = "pass_x_reduction"
 
 
 class ModelConfig(ModelChoice):
@@ -38,7 +41,8 @@ class CheckpointsConfig(Section):
 
 
 class MlflowConfig(Section):
-    tracking_uri: str | None = Field(default=None, description="default: MLFLOW_TRACKING_URI, else MLflow's own")
+    tracking_uri: str | None = Field(default=None, description="a server (http://...) or sqlite:///mlflow.db; default: "
+                                     "MLFLOW_TRACKING_URI")
     experiment: str | None = Field(default=None, description="default: MLFLOW_EXPERIMENT_NAME, else the run name")
 
 

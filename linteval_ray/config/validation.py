@@ -1,10 +1,11 @@
-"""The validation section: per-test limits, the sandbox, how tests run, lint settings, the CPU pool."""
+"""The validation section: per-test limits, the sandbox, the audit, lint settings, the CPU pool."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import warnings
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from linteval_ray.config.section import NEUTRAL, Section
 
@@ -24,8 +25,6 @@ class TestLimits(Section):
     reference_time_limit_s: float = Field(default=20.0, gt=0, description="limit for the original on one test")
 
 
-JavaTests = Literal["one_jvm", "fresh_jvm"]
-NativeTests = Literal["one_box", "fresh_box"]
 SandboxKind = Literal["bwrap", "rlimits"]  # each registered with its class in validate/sandbox/
 
 
@@ -43,6 +42,14 @@ class PoolConfig(Section):
     resources: dict[str, float] = Field(default_factory=dict, description="custom resources, e.g. {validation: 1}")
 
 
+# Settings of earlier versions that no longer choose anything: accepted with a warning, so that an older
+# config file still runs (they were speed settings: no result depends on them).
+REMOVED = {
+    "java_tests": "every Java test runs in a JVM of its own now",
+    "native_tests": "every C++ and Python test runs in a box of its own now",
+}
+
+
 class ValidationConfig(Section):
     limits: TestLimits = Field(default_factory=TestLimits)
     sandbox: SandboxKind = Field(
@@ -51,27 +58,11 @@ class ValidationConfig(Section):
     allow_unsafe_sandbox: Annotated[bool, NEUTRAL] = Field(
         default=False, description="must be true to use sandbox: rlimits")
     python: str = Field(default="/usr/bin/python3", description="interpreter for py3 submissions")
-    java_tests: Annotated[JavaTests, NEUTRAL] = Field(
-        default="one_jvm",
-        description="how a Java revision's tests run: 'one_jvm' runs them one after the other in one JVM per "
-        "revision (in the box, a fresh class loader per test) and judges from the first test that does not end "
-        "normally in fresh JVMs; 'fresh_jvm' starts a JVM per test (the reference path). Same verdicts, "
-        "less CPU: see docs/security.md",
-    )
-    native_tests: Annotated[NativeTests, NEUTRAL] = Field(
-        default="one_box",
-        description="how a C++ or Python revision's tests run: 'one_box' runs them one after the other in one box "
-        "per revision and keeps only tests that end normally and leave nothing a later test could observe (no "
-        "process, pid, file, time stamp, extended attribute, IPC object, socket or packet); from the first other "
-        "test on, a box per test (one that ran out of CPU time is scored from its run there). 'fresh_box' gives "
-        "every test a box of its own "
-        "(the reference path). Same verdicts, less CPU: see docs/security.md",
-    )
     audit_fraction: Annotated[float, NEUTRAL] = Field(
         default=0.01, ge=0, le=1,
-        description="share of revisions (by a hash of the row id) judged by the fast path (java_tests: one_jvm, "
-        "native_tests: one_box) and again by the reference path; the reference judgement is recorded, "
-        "disagreements are logged and counted in manifest.json (audit). 0: none",
+        description="share of revisions (by a hash of the row id) judged in the box server's boxes and again in "
+        "boxes bubblewrap builds (the reference builder); the reference judgement is recorded, disagreements are "
+        "logged and counted in manifest.json (audit). 0: none",
     )
     lint_profile: Annotated[str, NEUTRAL] = Field(  # its files are fingerprinted (the profile's config_id)
         default="linteval",
@@ -96,3 +87,12 @@ class ValidationConfig(Section):
         "worker; its rows are infra_error once its node used up its hand-overs). 0: no canaries",
     )
     pool: Annotated[PoolConfig, NEUTRAL] = Field(default_factory=PoolConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_removed(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key in REMOVED.keys() & data.keys():
+                warnings.warn(f"validation.{key} is ignored: {REMOVED[key]} (docs/security.md)", stacklevel=2)
+            data = {k: v for k, v in data.items() if k not in REMOVED}
+        return data

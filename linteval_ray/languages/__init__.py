@@ -2,7 +2,7 @@
 
 A language is one package of this folder: its ``SPEC`` (``base.LanguageSpec``) with its compile
 and run commands, its linter adapter, suppression rules, alert families, lint-profile files
-(``profiles/<profile>/``), tool rows, ``calibrate --derive`` rule, runner and plan figures.
+(``profiles/<profile>/``), tool rows, ``calibrate --derive`` rule, stack and plan figures.
 ``registry.py`` knows them by name (the built-in packages, plugins named by
 ``$LINTEVAL_RAY_LANGUAGES``, ``register_language``), and everything else asks it. This face
 imports the contract and the registry only: the packages sit above the layers they use.

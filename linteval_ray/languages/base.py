@@ -2,11 +2,11 @@
 
 Extraction (fence tags, how to tell bare code from prose), prompts (wording), linting (the
 adapter, the profile's settings file, alert families, suppressions, ``calibrate --derive``), the
-toolchain (tool rows), the judge (file names, compile and run command lines, address-space
-overhead, environment, which runner takes its tests) and ``plan`` (measured costs) read a
-language's facts from its spec instead of keeping per-language tables. Each language is one
-package (``linteval_ray/languages/<name>/``) whose ``SPEC`` is this value; ``registry.py``
-knows them by name.
+toolchain (tool rows), the judge (file names, compile and run command lines, the runtime's
+memory overhead and address-space reservation, stack, environment) and ``plan`` (measured costs)
+read a language's facts from its spec instead of keeping per-language tables. Each language is one
+package (``linteval_ray/languages/<name>/``) whose ``SPEC`` is this value; ``registry.py`` knows
+them by name.
 
 This module is the contract, below everything that asks for a language: the contracts it
 names (the ``Linter``, a tool row, the suppression rules) are imported for type checking only.
@@ -72,25 +72,6 @@ class RunRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class OneBox:
-    """A program whose tests may run one after the other in one box (``judge/native_runner.py``):
-    its run command as it is, each test the box's child."""
-
-
-@dataclass(frozen=True, slots=True)
-class OneJvm:
-    """A JVM program whose tests may run in one JVM (``judge/java_runner.py``), started with
-    the flags of a fresh run; the runner's own classes are compiled by ``javac``."""
-
-    jvm_flags: tuple[str, ...]
-    java: str = "java"  # tool names
-    javac: str = "javac"
-
-
-Runner = OneBox | OneJvm | None
-
-
-@dataclass(frozen=True, slots=True)
 class PrecompiledHeaders:
     """How the compiler precompiles a header (``judge/compile.py``): built once per node, used
     only where the compiler finds it valid."""
@@ -132,11 +113,18 @@ class LanguageSpec:
     tools: tuple[ToolSpec, ...]  # what the toolchain installs and probes for it
     compile_command: Callable[[CompileRequest], CompileCommand]
     run_argv: Callable[[RunRequest], list[str]]
-    runner: Runner = None  # how its tests may share one box (None: a box per test)
+    # Runs get RLIMIT_STACK = their memory limit (deep recursion, as Codeforces allows); else the default.
+    stack_at_memory_limit: bool = False
     compile_flags: tuple[str, ...] = ()  # what compiled submissions depend on (part of cache keys)
     tool_compile_flags: tuple[str, ...] = ()  # the same for testlib tools
     testlib_tools: bool = False  # testlib's generators, validators and checkers are compiled as this language
-    address_space_overhead_mb: int = 0  # RLIMIT_AS beyond the memory limit the runtime needs to start
+    # Memory the runtime itself uses beyond the program's memory limit (the JVM's code cache, class
+    # space, metaspace and thread stacks beyond its -Xmx heap): it raises RLIMIT_AS and the memory
+    # cgroup's limit alike.
+    memory_overhead_mb: int = 0
+    # Address space the runtime reserves up front and does not use (Go reserves ~650 MB of arenas
+    # before main): it raises RLIMIT_AS only; the memory cgroup stays at the memory limit.
+    address_space_reserve_mb: int = 0
     # What the runtime writes to stderr when its own heap limit (the memory limit) is exhausted, for a
     # runtime whose heap the kernel cannot see (None: the kernel counts the program's memory itself).
     heap_exhausted: bytes | None = None
@@ -161,8 +149,14 @@ class LanguageSpec:
         return paper_category(self.alert_families, family)
 
     def address_space_mb(self, memory_mb: int) -> int:
-        """RLIMIT_AS of a run whose memory limit is ``memory_mb``."""
-        return memory_mb + self.address_space_overhead_mb
+        """RLIMIT_AS of a run whose memory limit is ``memory_mb``: the runtime's own memory and its
+        up-front reservation added."""
+        return memory_mb + self.memory_overhead_mb + self.address_space_reserve_mb
+
+    def used_memory_mb(self, memory_mb: int) -> int:
+        """The memory a run whose memory limit is ``memory_mb`` may use (its memory cgroup's limit):
+        the runtime's own memory added, never what it only reserves."""
+        return memory_mb + self.memory_overhead_mb
 
     def run_env(self) -> dict[str, str]:
         """Environment of every run (the original's and revisions' alike)."""

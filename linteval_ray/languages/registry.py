@@ -25,6 +25,8 @@ PLUGINS_ENV = "LINTEVAL_RAY_LANGUAGES"
 
 _SPECS: dict[str, LanguageSpec] = {}
 _VARIANTS: dict[str, LanguageSpec] = {}  # found by name, outside languages(): see register_variant
+_SOURCES: dict[str, str] = {}  # language -> where its spec came from (manifest.json ``languages``)
+IN_CODE = "register_language"
 _loaded = False
 _lock = threading.RLock()
 
@@ -38,6 +40,7 @@ def register_language(spec: LanguageSpec) -> LanguageSpec:
     with _lock:
         _load()
         _add(spec)
+        _SOURCES.setdefault(spec.name, IN_CODE)
     return spec
 
 
@@ -80,6 +83,12 @@ def testlib_language() -> LanguageSpec:
     raise UnknownLanguageError("no registered language compiles testlib tools")
 
 
+def language_sources() -> dict[str, str]:
+    """Each registered language -> the module its spec came from (a built-in package, a plugin named
+    by ``$LINTEVAL_RAY_LANGUAGES``), or ``register_language`` for one registered in code."""
+    return {name: _SOURCES.get(name, IN_CODE) for name in _specs()}
+
+
 def plugin_modules() -> list[str]:
     """The modules ``$LINTEVAL_RAY_LANGUAGES`` names."""
     return [name.strip() for name in os.environ.get(PLUGINS_ENV, "").split(",") if name.strip()]
@@ -108,6 +117,7 @@ def _load() -> None:
     _SPECS.clear()
     for name in BUILTIN_LANGUAGES:
         _add(importlib.import_module(f"linteval_ray.languages.{name}").SPEC)
+        _SOURCES[name] = f"linteval_ray.languages.{name}"
     for module in plugin_modules():
         try:
             spec = importlib.import_module(module).SPEC
@@ -116,6 +126,7 @@ def _load() -> None:
                                        f"({exc})") from None
         if _SPECS.get(spec.name) is not spec:
             _add(spec)
+            _SOURCES[spec.name] = module
     for spec in registered:
         _add(spec)
     _loaded = True

@@ -24,7 +24,7 @@ from linteval_ray.config.section import public_settings, result_settings, withou
 from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
-from linteval_ray.load.readers import source_digest
+from linteval_ray.pipeline.dataset import identity_in_background, resolved
 from linteval_ray.pipeline.run import init_ray, resolve_output
 from linteval_ray.schema.rows import GENERATION_COLUMNS, INPUT_COLUMNS
 from linteval_ray.store.folder import PREDICTIONS_RECORD, RunFolder
@@ -65,11 +65,12 @@ class GenerateOutcome(BaseModel):
 
 def generate(config: RunConfig) -> GenerateOutcome:
     """Generate every (sample, draw) of the split into ``OUTPUT/predictions`` (resuming)."""
+    config = resolved(config)  # the task decides the rows and the prompt
     _, output = resolve_output(config)
     run = RunFolder.open(output, config.storage)
     folder, store = run.predictions, run.store
     url = resolve_source(config.dataset.source)
-    dataset_sha = source_digest(url, config.storage).sha256
+    dataset_sha = identity_in_background(config, url).result().sha256
     backend = build_backend(config.generation, config.storage)
     init_ray(config)
     backend.preflight()

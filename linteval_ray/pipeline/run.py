@@ -19,7 +19,7 @@ import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, Field
 
@@ -28,7 +28,7 @@ from linteval_ray.config.section import without_credentials
 from linteval_ray.errors import LintEvalError
 from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
-from linteval_ray.languages.registry import PLUGINS_ENV, language_names
+from linteval_ray.languages.registry import PLUGINS_ENV, language_names, language_sources
 from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import SourceDigest
 from linteval_ray.pipeline.actor_records import audit_counts, cache_counts, out_of_service_reports
@@ -155,9 +155,9 @@ def start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: str
                     ) -> manifests.Manifest:
     """The run's manifest, written before any work; refuses a folder holding another run."""
     profile = load_profile(config.validation.lint_profile)
-    fingerprint = run_fingerprint(config, dataset_sha, toolchain)
+    parts = run_fingerprint_parts(config, dataset_sha, toolchain)
     previous = manifests.read_manifest(folder)
-    if previous is not None and (refused := manifests.refusal(previous, fingerprint)):
+    if previous is not None and (refused := manifests.refusal(previous, parts)):
         raise RunMismatchError(f"{folder.url} {refused}; choose a new output folder")
     manifest = manifests.Manifest(
         run_name=previous.run_name if previous else run_name,
@@ -165,8 +165,10 @@ def start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: str
         # The settings in effect: the shared cache tier defaulted beside an object-store run shows where.
         config=manifests.redacted_config(config.model_copy(
             update={"validation": shared_cache_validation(config.validation, folder)})),
-        fingerprint=fingerprint,
+        fingerprint=manifests.digest(parts),
         fingerprint_scheme=manifests.FINGERPRINT_SCHEME,
+        fingerprint_parts=parts,
+        languages=language_sources(),
         dataset_url=without_credentials(url),
         dataset_sha256=dataset_sha,
         dataset_identity={"hashed": source.hashed, "files": source.files} if source is not None else {},
@@ -184,16 +186,18 @@ def start_manifest(config: RunConfig, run_name: str, folder: RunFolder, url: str
     return manifest
 
 
-def run_fingerprint(config: RunConfig, dataset_sha: str, toolchain: Toolchain) -> str:
-    """What a run folder's results depend on (``manifests.fingerprint``), for this config. Of the lint
-    profile, the languages the run covers (``dataset.languages``, default every registered one): a
-    change to another language's settings file leaves the folder resumable."""
+def run_fingerprint_parts(config: RunConfig, dataset_sha: str, toolchain: Toolchain) -> dict[str, Any]:
+    """What a run folder's results depend on (``manifests.fingerprint_parts``), for this config. Of the
+    tools and the lint profile, the languages the run covers (``dataset.languages``, default every
+    registered one): another language's tools or settings file, or a plugin registered since, leave
+    the folder resumable."""
     profile = load_profile(config.validation.lint_profile)
-    covered = config.dataset.languages or language_names()
-    judged_by_linters = run_task(config).name == LINTEVAL_TASK  # no other task lints
+    spec = run_task(config)
+    covered = config.dataset.languages or spec.default_languages or language_names()
+    toolchain_ids = {language: toolchain.language_id(language) for language in covered}
+    judged_by_linters = spec.name == LINTEVAL_TASK  # no other task lints
     config_ids = {language: profile.config_id_of(language) for language in covered} if judged_by_linters else {}
-    return manifests.fingerprint(config, dataset_sha, toolchain.toolchain_id, config_ids,
-                                 task=task_fingerprint(config))
+    return manifests.fingerprint_parts(config, dataset_sha, toolchain_ids, config_ids, task=task_fingerprint(config))
 
 
 def check_shared_tier(config: RunConfig, folder: RunFolder) -> None:

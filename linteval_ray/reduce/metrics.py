@@ -52,6 +52,9 @@ class GroupMetrics(BaseModel):
     delta_line_at_p: float | None
     line_per_fix_at_p: float | None
     lint_errors: int = Field(default=0, description="rows whose linter failed: judged, outside the alert metrics")
+    unchanged: float | None = Field(
+        default=None, description="share of revisions identical to their original line for line (line endings and "
+        "a final newline aside), over the evaluated rows whose revision was linted: passing or not")
 
 
 class CategoryMetrics(BaseModel):
@@ -75,6 +78,9 @@ class RunMetrics(BaseModel):
     statuses: dict[str, int]
     verdicts: dict[str, int]
     excluded: int = Field(description="rows outside n: invalid_input and infra_error")
+    pass_at_1_infra_as_failed: float | None = Field(
+        default=None, description="Pass@1 with the infra_error rows counted in n as not passed: what leaving them "
+        "out is worth (equal to overall.pass_at_1 without such rows)")
     invalid_problems: list[str] = Field(default_factory=list, description="problems counted as not passed")
     # Defaults keep metrics.json files of earlier versions readable (compare, report).
     lint_agreement: LintAgreementMetrics = Field(default_factory=LintAgreementMetrics)
@@ -85,6 +91,15 @@ class RunMetrics(BaseModel):
     task: str = Field(default=LINTEVAL_TASK, description="the task of the rows (linteval_ray/tasks/)")
     task_metrics: dict[str, Any] | None = Field(
         default=None, description="the task's own section (its Task.metrics), e.g. CodeContests-O's pass@k intervals")
+
+    def headline(self) -> str:
+        """The summary line of a report: samples, draws, Pass@1, and what the rows outside n are worth."""
+        line = f"{self.n_samples} samples, {self.draws} draw(s) each; Pass@1 {_pct(self.overall.pass_at_1, 1)}"
+        infra = self.statuses.get(Status.INFRA_ERROR, 0)
+        if infra:
+            line += (f" ({_pct(self.pass_at_1_infra_as_failed, 1)} with its {infra} infra_error row(s) counted "
+                     "as failures)")
+        return f"{line}; {self.excluded} rows not scored (invalid input or evaluator fault)."
 
     def warnings(self) -> list[str]:
         """What a user must not miss when reading these numbers."""
@@ -108,8 +123,8 @@ class RunMetrics(BaseModel):
         return notes
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
+def _pct(value: float | None, decimals: int = 0) -> str:
+    return "-" if value is None else f"{value:.{decimals}%}"
 
 
 def suppression_metrics(rows: Sequence[MetricRow]) -> SuppressionMetrics:
@@ -137,7 +152,16 @@ def group_metrics(rows: Sequence[MetricRow]) -> GroupMetrics:
         delta_line_at_p=ratio(changed, len(passed)),
         line_per_fix_at_p=ratio(changed, fixed),
         lint_errors=sum(r.lint_error for r in rows),
+        unchanged=unchanged_share(rows),
     )
+
+
+def unchanged_share(rows: Sequence[MetricRow]) -> float | None:
+    """The share of revisions whose line diff against the original is empty (``line_changes``: the
+    lines compared as written, so a changed indent or trailing space is a change; CRLF and a missing
+    final newline are not, as they change no line a linter or a reader sees)."""
+    revised = [r.metrics for r in rows if r.metrics is not None]
+    return ratio(sum(m.added_lines + m.deleted_lines == 0 for m in revised), len(revised))
 
 
 def reduction_parts(rows: Sequence[MetricRow]) -> tuple[list[float], list[float]]:
@@ -191,8 +215,11 @@ def compute(rows: ResultTable | Iterable[ResultRow | MetricRow], health: HealthC
         if any(r.language == lang for r in scored)
     }
     ks, draws = pass_at_ks(scored)
+    infra = sum(r.status == Status.INFRA_ERROR for r in all_rows)
+    overall = group_metrics(scored)
     return RunMetrics(
-        overall=group_metrics(scored),
+        overall=overall,
+        pass_at_1_infra_as_failed=ratio(overall.n_passed, overall.n + infra),
         by_language=by_language,
         by_category=category_metrics(scored),
         pass_at_k=ks,

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from linteval_ray.config import HealthConfig
 from linteval_ray.reduce.metrics import RunMetrics, compute
 from linteval_ray.schema.table import ResultTable
+from linteval_ray.schema.task import LINTEVAL_TASK
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.shards import compact_results
 from linteval_ray.tasks.registry import task
@@ -33,11 +34,19 @@ class Reduction(BaseModel):
                                  description="the deduplicated rows (sorted by row_id), for the report")
 
 
+def metrics_document(metrics: RunMetrics) -> dict[str, object]:
+    """``metrics.json``: a LintEval run's as it always was (no task keys), another task's with its own."""
+    document: dict[str, object] = metrics.model_dump(mode="json")
+    if metrics.task == LINTEVAL_TASK:
+        del document["task"], document["task_metrics"]
+    return document
+
+
 def reduce_run(folder: RunFolder, health: HealthConfig | None = None) -> Reduction:
     results, duplicates = compact_results(folder)  # writes results.parquet
     metrics = compute(results, health)
     metrics.task_metrics = task(metrics.task).metrics(results, metrics)
-    body = json.dumps(metrics.model_dump(mode="json"), indent=2, sort_keys=True).encode()
+    body = json.dumps(metrics_document(metrics), indent=2, sort_keys=True).encode()
     folder.store.write_atomic(folder.metrics, body)
     for warning in metrics.warnings():
         log.warning("%s", warning)

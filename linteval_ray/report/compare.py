@@ -13,9 +13,11 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 from urllib.parse import quote, urlsplit
 
+from linteval_ray.config import DEFAULT_RANK_BY, RankBy
 from linteval_ray.reduce.intervals import RESAMPLES
 from linteval_ray.reduce.metrics import RunMetrics
 from linteval_ray.reduce.paired import PairedDelta, paired_deltas, scored_rows, shared_samples
+from linteval_ray.reduce.ranking import RANK_METRICS, pass_x_reduction, ranked_by
 from linteval_ray.report.html import escape, write_page
 from linteval_ray.report.sample_view import outcome_of
 from linteval_ray.report.tables import GROUP_HEADERS, Table, group_row, num, pct, to_html
@@ -29,18 +31,20 @@ def load_metrics(folder: RunFolder) -> RunMetrics:
     return RunMetrics.model_validate(json.loads(folder.store.read_bytes(folder.metrics)))
 
 
-def compare_table(folders: list[RunFolder], group: str) -> Table:
-    """One row per run for ``group`` (``overall`` or a language), best Pass@1 first."""
-    rows = []
+def compare_table(folders: list[RunFolder], group: str, rank_by: RankBy = DEFAULT_RANK_BY) -> Table:
+    """One row per run for ``group`` (``overall`` or a language), best ``rank_by`` first (reduce/ranking.py)."""
+    runs = []
     for folder in folders:
         metrics = load_metrics(folder)
         manifest = read_manifest(folder)
         name = f"{manifest.run_name} ({manifest.model})" if manifest else folder.url
         stats = metrics.overall if group == "overall" else metrics.by_language.get(group)
         if stats is not None:
-            rows.append((stats.pass_at_1 or 0.0, group_row(name, stats)))
-    rows.sort(key=lambda r: -r[0])
-    return Table(title=f"Runs compared ({group})", headers=["run", *GROUP_HEADERS[1:]], rows=[r for _, r in rows])
+            runs.append((name, stats))
+    rows = [[*group_row(name, stats), pct(pass_x_reduction(stats)), pct(stats.unchanged)]
+            for name, stats in ranked_by(runs, lambda run: run[1], rank_by)]
+    return Table(title=f"Runs compared ({group}), best {RANK_METRICS[rank_by][0]} first",
+                 headers=["run", *GROUP_HEADERS[1:], "Pass@1×Reduction@P", "Unchanged"], rows=rows)
 
 
 class CompareRun(NamedTuple):

@@ -24,8 +24,7 @@ def write_report(folder: RunFolder, results: ResultTable, metrics: RunMetrics) -
     for name, png in images.items():
         folder.store.write_atomic(f"{folder.plots}/{name}", png)
     title = f"{spec.display_name} results: {folder.name}"
-    summary = (f"{metrics.n_samples} samples, {metrics.draws} draw(s) each; "
-               f"{metrics.excluded} rows not scored (invalid input or evaluator fault).")
+    summary = metrics.headline()
     warnings = metrics.warnings()
     markdown = "\n\n".join(
         [f"# {title}", summary, *(f"> **Warning:** {w}" for w in warnings), *(to_markdown(t) for t in tables),

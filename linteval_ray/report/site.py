@@ -120,8 +120,7 @@ def _write_chunks(site: str, store: ObjectStore, results: ResultTable, originals
 
 
 def index_page(title: str, results: ResultTable, metrics: RunMetrics) -> str:
-    summary = (f"{metrics.n_samples} samples, {metrics.draws} draw(s) each, {len(results)} rows; "
-               f"{metrics.excluded} rows not scored (invalid input or evaluator fault).")
+    summary = f"{len(results)} rows: {metrics.headline()}"
     parts = [f"<h1>{escape(title)}</h1><p>{escape(summary)} <a href='#browser'>Browse the samples</a>.</p>"]
     parts += [f"<p class='warning'><strong>Warning:</strong> {escape(w)}</p>" for w in metrics.warnings()]
     parts += [to_html(table) for table in task(metrics.task).report_tables(metrics)]

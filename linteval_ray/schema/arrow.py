@@ -57,6 +57,17 @@ def result_schema() -> pa.Schema:
     return pa.schema(model_fields(ResultRow))
 
 
+def conformed(table: pa.Table) -> pa.Table:
+    """``table`` with ``result_schema``'s columns, in its order and types: a column a shard written by an
+    earlier version lacks (a field added since, such as ``task``) comes back as nulls."""
+    schema = result_schema()
+    if table.schema == schema:
+        return table
+    present = set(table.column_names)
+    columns = [table.column(f.name) if f.name in present else pa.nulls(table.num_rows, f.type) for f in schema]
+    return pa.Table.from_arrays(columns, names=schema.names).cast(schema)
+
+
 def rows_to_table(rows: list[ResultRow]) -> pa.Table:
     return pa.Table.from_pylist([r.model_dump(mode="json") for r in rows], schema=result_schema())
 

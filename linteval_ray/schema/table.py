@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from linteval_ray.schema.arrow import result_schema, rows_to_table, table_to_rows
+from linteval_ray.schema.arrow import conformed, result_schema, rows_to_table, table_to_rows
 from linteval_ray.schema.result import ResultRow
 
 if TYPE_CHECKING:
@@ -111,5 +111,5 @@ class ResultTable:
 
     def _group(self, group: int) -> pa.Table:
         if isinstance(self._full, pq.ParquetFile):
-            return self._full.read_row_group(group).cast(result_schema())
+            return conformed(self._full.read_row_group(group))
         return self._full.slice(self._starts[group], GROUP_ROWS)

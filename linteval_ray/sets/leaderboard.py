@@ -2,7 +2,7 @@
 
 ``leaderboard.json``::
 
-    {"baseline": NAME,
+    {"baseline": NAME, "rank_by": METRIC,
      "models": [{"name", "output", "model", "step",
                  "overall": <that model's metrics.json "overall">,
                  "by_language": <its "by_language">,
@@ -14,7 +14,9 @@ in the set's order (explicit models, then checkpoints by step). The deltas are `
 over the rows both runs scored, a paired bootstrap over samples (reduce/paired.py
 ``shared_samples``, ``paired_deltas``). ``leaderboard.md`` and ``leaderboard.html`` (the report's
 style, each model linking to its results browser, ``models/<name>/report/index.html``) rank by
-Pass@1. When models know their training step, ``plots/learning_curve.png`` draws Pass@1 and
+``rank_by`` (``--rank-by``, reduce/ranking.py; default Pass@1 × Reduction@P, which returning the
+programs unchanged cannot win) and show each model's share of revisions identical to the original
+(``unchanged``). When models know their training step, ``plots/learning_curve.png`` draws Pass@1 and
 Reduction@P with their 95 % intervals against it (models without a step as horizontal lines).
 """
 
@@ -28,10 +30,12 @@ from collections.abc import Sequence
 import pyarrow.parquet as pq
 from pydantic import BaseModel, Field
 
+from linteval_ray.config import DEFAULT_RANK_BY, RankBy
 from linteval_ray.config.section import without_credentials
 from linteval_ray.reduce.intervals import RESAMPLES
 from linteval_ray.reduce.metrics import GroupMetrics, RunMetrics
 from linteval_ray.reduce.paired import paired_deltas, scored_rows, shared_samples
+from linteval_ray.reduce.ranking import RANK_METRICS, pass_x_reduction, ranked_by
 from linteval_ray.report.html import write_page
 from linteval_ray.report.tables import Table, interval, num, pct, to_markdown
 from linteval_ray.schema import ResultRow
@@ -62,6 +66,7 @@ class LeaderboardEntry(BaseModel):
 
 class Leaderboard(BaseModel):
     baseline: str
+    rank_by: RankBy = Field(default=DEFAULT_RANK_BY, description="the metric the tables rank by, best first")
     models: list[LeaderboardEntry]
 
 
@@ -69,8 +74,9 @@ class Board:
     """The leaderboard as models finish: each model's metrics, and its deltas against the
     baseline once both are in (the baseline's rows are kept; a model's only while it is added)."""
 
-    def __init__(self, baseline: str, order: Sequence[str]) -> None:
+    def __init__(self, baseline: str, order: Sequence[str], rank_by: RankBy = DEFAULT_RANK_BY) -> None:
         self.baseline = baseline
+        self.rank_by = rank_by
         self._order = list(order)
         self._entries: dict[str, LeaderboardEntry] = {}
         self._baseline_rows: dict[str, ResultRow] | None = None
@@ -107,7 +113,7 @@ class Board:
 
     def leaderboard(self) -> Leaderboard:
         names = [n for n in self._order if n in self._entries] + [n for n in self._entries if n not in self._order]
-        return Leaderboard(baseline=self.baseline, models=[self._entries[n] for n in names])
+        return Leaderboard(baseline=self.baseline, rank_by=self.rank_by, models=[self._entries[n] for n in names])
 
 
 def paired_rows(folder: RunFolder) -> list[ResultRow]:
@@ -132,12 +138,12 @@ def write_leaderboard(folder: SetFolder, board: Leaderboard) -> list[str]:
 
 
 def ranked(board: Leaderboard) -> list[LeaderboardEntry]:
-    """Best Pass@1 first (then Reduction@P), as ``compare`` ranks runs."""
-    return sorted(board.models, key=lambda e: (-(e.overall.pass_at_1 or 0.0), -(e.overall.reduction_at_p or 0.0)))
+    """Best first by the board's ``rank_by``, as ``compare`` ranks runs."""
+    return ranked_by(board.models, lambda entry: entry.overall, board.rank_by)
 
 
-LEADERBOARD_HEADERS = ["model", "step", "n", "Pass@1", "95% CI", "Reduction@P", "95% CI", "New@P", "ΔLine@P",
-                       "ΔPass@1", "95% CI", "ΔReduction@P", "95% CI"]
+LEADERBOARD_HEADERS = ["model", "step", "n", "Pass@1×Reduction@P", "Pass@1", "95% CI", "Reduction@P", "95% CI",
+                       "New@P", "ΔLine@P", "Unchanged", "ΔPass@1", "95% CI", "ΔReduction@P", "95% CI"]
 
 
 def leaderboard_table(board: Leaderboard) -> Table:
@@ -145,11 +151,12 @@ def leaderboard_table(board: Leaderboard) -> Table:
     for entry in ranked(board):
         g, delta = entry.overall, entry.delta or {}
         name = f"{entry.name} (baseline)" if entry.name == board.baseline else entry.name
-        rows.append([name, "-" if entry.step is None else str(entry.step), str(g.n), pct(g.pass_at_1),
-                     interval(g.pass_at_1_ci), pct(g.reduction_at_p), interval(g.reduction_at_p_ci), pct(g.new_at_p),
-                     num(g.delta_line_at_p, 1), *_delta_cells(delta.get("pass_at_1")),
-                     *_delta_cells(delta.get("reduction_at_p"))])
-    return Table(title=f"Leaderboard (Δ: against {board.baseline}, paired over the samples both scored)",
+        rows.append([name, "-" if entry.step is None else str(entry.step), str(g.n), pct(pass_x_reduction(g)),
+                     pct(g.pass_at_1), interval(g.pass_at_1_ci), pct(g.reduction_at_p), interval(g.reduction_at_p_ci),
+                     pct(g.new_at_p), num(g.delta_line_at_p, 1), pct(g.unchanged),
+                     *_delta_cells(delta.get("pass_at_1")), *_delta_cells(delta.get("reduction_at_p"))])
+    return Table(title=f"Leaderboard, best {RANK_METRICS[board.rank_by][0]} first (Δ: against {board.baseline}, "
+                 "paired over the samples both scored; Unchanged: revisions identical to the original)",
                  headers=LEADERBOARD_HEADERS, rows=rows)
 
 

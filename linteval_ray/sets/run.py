@@ -47,7 +47,8 @@ from linteval_ray.config.section import without_credentials
 from linteval_ray.generate.base import GenerationBackend
 from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
-from linteval_ray.load.readers import SourceDigest, digest_in_background
+from linteval_ray.load.readers import SourceDigest
+from linteval_ray.pipeline.dataset import identity_in_background, resolved, run_task
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.run import (
     RunMismatchError,
@@ -56,7 +57,7 @@ from linteval_ray.pipeline.run import (
     init_ray,
     resolve_output,
     rows_expected,
-    run_fingerprint,
+    run_fingerprint_parts,
     start_manifest,
 )
 from linteval_ray.pipeline.validation import pool_autoscaling, shared_cache_validation
@@ -117,11 +118,12 @@ class Prepared(BaseModel):
 def run_set(config: RunConfig) -> SetOutcome:
     """Evaluate every model of the set (resuming an earlier attempt), then keep following the
     checkpoint glob when asked to."""
+    config = resolved(config)  # the task: from the setting, the preset or the split's columns
     set_name, output = resolve_output(config)
     folder = SetFolder.open(output, config.storage)
     url = resolve_source(config.dataset.source)
-    log.info("set %s: dataset %s -> %s", set_name, url, output)
-    hashing = digest_in_background(url, config.storage)
+    log.info("set %s: %s dataset %s -> %s", set_name, config.task.name, url, output)
+    hashing = identity_in_background(config, url)
     toolchain = Toolchain.discover()
     toolchain.manifest()  # probe the driver's tools now, before Ray's threads share this process
     trackers = Trackers(config.tracking, set_name)  # a tracker whose package is missing: refused now
@@ -211,7 +213,7 @@ class SetDriver:
                               f"({', '.join(e.name for e in self.record.models)})")
         with self._lock:
             if self.board is None or self.board.baseline != baseline:
-                self.board = Board(baseline, [e.name for e in self.record.models])
+                self.board = Board(baseline, [e.name for e in self.record.models], self.config.rank_by)
             self.board.order([e.name for e in self.record.models])
             self.folder.write_record(self.record)
         return True
@@ -220,10 +222,11 @@ class SetDriver:
         """The model's run folder, claimed (its manifest written, another run refused); None when an
         earlier attempt finished it."""
         folder = self.folder.model(member.name)
-        config = member_config(self.config, member, folder.url).model_copy(update={"validation": self.validation})
+        config = resolved(member_config(self.config, member, folder.url).model_copy(
+            update={"validation": self.validation}))  # a model's own prompt version is its task's too
         previous = manifests.read_manifest(folder)
-        fingerprint = run_fingerprint(config, self.source.sha256, self.toolchain)
-        if previous is not None and (refused := manifests.refusal(previous, fingerprint)):
+        parts = run_fingerprint_parts(config, self.source.sha256, self.toolchain)
+        if previous is not None and (refused := manifests.refusal(previous, parts)):
             raise RunMismatchError(f"model {member.name}: {folder.url} {refused}; rename the model or remove its "
                                    "folder")
         if previous is not None and previous.finished_at and not previous.counts.get("infra_error"):
@@ -231,7 +234,8 @@ class SetDriver:
             return None
         backend = build_backend(config.generation, config.storage)
         backend.preflight()  # engines no node can hold, a server that does not answer: one line now
-        manifest = start_manifest(config, member.name, folder, self.url, self.source.sha256, self.toolchain, backend)
+        manifest = start_manifest(config, member.name, folder, self.url, self.source.sha256, self.toolchain, backend,
+                                  source=self.source)
         return Prepared(member=member, config=config, folder=folder, backend=backend, manifest=manifest,
                         done=done_row_ids(folder))
 
@@ -313,7 +317,9 @@ class SetDriver:
         # The stages are built inside: a vLLM stage places its engines in the groups reserved here,
         # removed at the block's end, before the next model's are reserved.
         with model.backend.engines():
-            rows = _applied(stages, read_inputs(model.config, self.url, model.folder.store), stream_schema().names)
+            inputs = read_inputs(model.config, self.url, model.folder.store, store_data=True,
+                                 cache_url=self.validation.cache_url)
+            rows = _applied(stages, inputs, stream_schema().names)
             for bundle in rows.iter_internal_ref_bundles():
                 blocks = [(entry.ref, *_slice(block_slice)) for entry, block_slice in zip(
                     bundle.blocks, bundle.slices or [None] * len(bundle.blocks), strict=True)]
@@ -328,7 +334,8 @@ class SetDriver:
         """Reduce the model, write its report and manifest (as ``run`` does), then the leaderboard
         and the trackers."""
         reduction = reduce_run(model.folder, model.config.generation.health)
-        publish(model.folder, reduction.results, reduction.metrics, title=f"LintEval results: {model.name}")
+        publish(model.folder, reduction.results, reduction.metrics,
+                title=f"{run_task(model.config).display_name} results: {model.name}")
         finish_manifest(model.folder, model.manifest, reduction)
         log.info("model %s: %d rows, Pass@1 %s", model.name, reduction.rows, reduction.metrics.overall.pass_at_1)
         with self._lock:

@@ -19,8 +19,9 @@ from linteval_ray.store.folder import RunFolder
 # What the fingerprint hashes changed with linteval-ray's versions; a folder of another scheme cannot
 # be resumed by this version, whatever its settings. 2: the settings that can change a result only
 # (speed settings, where files go, credentials left out: config/section.py). 3: the lint profile
-# by the identities of the languages the run covers only (``run_fingerprint``).
-FINGERPRINT_SCHEME = 3
+# by the identities of the languages the run covers only (``run_fingerprint_parts``). 4: the tools by the same
+# languages' identities (``Toolchain.language_id``): registering another language changes nothing.
+FINGERPRINT_SCHEME = 4
 
 
 def now() -> str:
@@ -51,6 +52,12 @@ class Manifest(BaseModel):
     config: dict[str, Any]
     fingerprint: str = Field(description="hash of what makes results comparable; resume refuses a mismatch")
     fingerprint_scheme: int = Field(default=1, description="what the fingerprint hashes (FINGERPRINT_SCHEME)")
+    fingerprint_parts: dict[str, Any] = Field(
+        default_factory=dict, description="what the fingerprint hashes (no secret: result_settings), so that a "
+        "refused resume names what changed")
+    languages: dict[str, str] = Field(
+        default_factory=dict, description="each registered language -> where its spec came from (a built-in "
+        "package, a $LINTEVAL_RAY_LANGUAGES plugin module, or code)")
     dataset_url: str
     dataset_sha256: str
     dataset_identity: dict[str, Any] = Field(
@@ -83,33 +90,54 @@ class Manifest(BaseModel):
         "a restarted worker, or, once its node used up its hand-overs, its rows are infra_error)")
 
 
-def fingerprint(config: RunConfig, dataset_sha256: str, toolchain_id: str, lint_config_ids: dict[str, str],
-                task: dict[str, Any] | None = None) -> str:
+def fingerprint_parts(config: RunConfig, dataset_sha256: str, toolchain_ids: dict[str, str],
+                      lint_config_ids: dict[str, str], task: dict[str, Any] | None = None) -> dict[str, Any]:
     """What must not change between a run and its resume: the data, every setting that can change a
-    result (model, prompt, sampling, limits, sandbox, filters: ``result_settings``), the tools and the
-    lint profile's files of the languages the run covers (language -> its identity in the profile),
-    and a task other than LintEval with its options (``task``; LintEval's fingerprint is what it was).
-    A speed setting may change (batch sizes, actors, replicas, concurrency)."""
-    parts = {"dataset": dataset_sha256, "settings": result_settings(config), "toolchain": toolchain_id,
+    result (model, prompt, sampling, limits, sandbox, filters: ``result_settings``), of each language
+    the run covers its tools and its lint profile's file (language -> its identity), and a task other
+    than LintEval with its options (``task``; LintEval's parts are what they were). A speed setting
+    may change (batch sizes, actors, replicas, concurrency)."""
+    parts = {"dataset": dataset_sha256, "settings": result_settings(config), "toolchain": toolchain_ids,
              "lint_profile": lint_config_ids}
     if task is not None:
         parts["task"] = task
-    return digest(parts)
+    return parts
 
 
 def digest(parts: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def refusal(previous: Manifest, fingerprint: str) -> str | None:
-    """Why a folder holding ``previous`` cannot be resumed by a run of ``fingerprint`` (None: it can)."""
+def refusal(previous: Manifest, parts: dict[str, Any]) -> str | None:
+    """Why a folder holding ``previous`` cannot be resumed by a run whose fingerprint hashes ``parts``
+    (None: it can): the settings that differ, old -> new."""
+    fingerprint = digest(parts)
     if previous.fingerprint == fingerprint:
         return None
     if previous.fingerprint_scheme != FINGERPRINT_SCHEME:
         return (f"holds run {previous.run_name!r} of an earlier linteval-ray, whose fingerprint covered other "
                 "settings: this version cannot resume it")
+    changed = "; ".join(f"{key}: {old} -> {new}" for key, old, new in differences(previous.fingerprint_parts, parts))
     return (f"holds run {previous.run_name!r} with other data, model, prompt, sampling, limits or tools "
-            f"(fingerprint {previous.fingerprint} != {fingerprint})")
+            f"({changed or f'fingerprint {previous.fingerprint} != {fingerprint}'})")
+
+
+def differences(old: Any, new: Any, path: str = "") -> list[tuple[str, str, str]]:
+    """(dotted key, old value, new value) of every setting that differs (``-`` where one side lacks it)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [change for key in sorted(set(old) | set(new), key=str)
+                for change in differences(old.get(key, MISSING), new.get(key, MISSING), f"{path}.{key}" if path
+                                          else str(key))]
+    if old == new:
+        return []
+    return [(path, _shown(old), _shown(new))]
+
+
+MISSING = object()
+
+
+def _shown(value: Any) -> str:
+    return "-" if value is MISSING else json.dumps(value, sort_keys=True)
 
 
 def read_manifest(folder: RunFolder) -> Manifest | None:

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from linteval_ray.schema import ResultRow
-from linteval_ray.schema.arrow import result_schema, rows_to_table, table_to_rows
+from linteval_ray.schema.arrow import conformed, result_schema, rows_to_table, table_to_rows
 from linteval_ray.schema.result import Status
 from linteval_ray.schema.table import COLUMNS, GROUP_ROWS, ResultTable
 from linteval_ray.store.folder import SHARD_SUFFIX, RunFolder
@@ -151,11 +151,10 @@ def _kept_batches(folder: RunFolder, urls: Sequence[str],
     """The kept rows of the shards, ``_SCATTER_SHARDS`` shards at a time, each batch one table
     with its position column: a cast, a take and a bucket write cost per call more than per row
     (shard by shard, 1570 of each at 100k rows)."""
-    schema = result_schema()
     batch: list[tuple[pa.Table, list[int], list[int]]] = []
     for table, (rows, positions) in zip(_stream(folder, urls, None), kept, strict=True):
         if rows:
-            batch.append((table if table.schema == schema else table.cast(schema), rows, positions))
+            batch.append((conformed(table), rows, positions))
         if len(batch) == _SCATTER_SHARDS:
             yield _in_position_order(batch)
             batch = []
@@ -188,6 +187,6 @@ def read_rows(folder: RunFolder) -> tuple[list[ResultRow], int]:
     placed: list[tuple[int, ResultRow]] = []
     for table, (rows, positions) in zip(_stream(folder, urls, None), kept, strict=True):
         if rows:
-            chosen = table.cast(result_schema()).take(pa.array(rows, pa.int64()))
+            chosen = conformed(table).take(pa.array(rows, pa.int64()))
             placed += zip(positions, table_to_rows(chosen), strict=True)
     return [row for _, row in sorted(placed, key=lambda p: p[0])], duplicates

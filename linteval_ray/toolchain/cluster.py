@@ -1,23 +1,27 @@
-"""``check_cluster_toolchain``: fail a job at its start when a node lacks a tool.
+"""``check_cluster_toolchain``: fail a job at its start when a node lacks a tool or a language plugin.
 
 Every validation actor discovers the toolchain of its own node; a node without one
 would otherwise turn each of its rows into an infrastructure error. The preflight
 runs ``Toolchain.discover`` once on every alive node (a zero-CPU task pinned there,
 so it also reaches a head that advertises no CPUs) and raises ONE ``ToolchainError``
-naming each failing node, its missing tools and the commands to run there.
+naming each failing node, its missing tools and the commands to run there, or, in one line,
+the language plugin (``$LINTEVAL_RAY_LANGUAGES``) it cannot import and how to ship it.
 
 Ray is imported when the check runs: the rest of the toolchain package stays light.
 """
 
 from __future__ import annotations
 
+import importlib
 import socket
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
+from linteval_ray.errors import LintEvalError
+from linteval_ray.languages.registry import PLUGINS_ENV, plugin_modules
 from linteval_ray.toolchain.discover import Toolchain, ToolchainError
 
 PREFLIGHT_TIMEOUT_S = 300.0  # a node starting a worker process on a loaded machine can take a while
@@ -39,19 +43,34 @@ class AliveNode(BaseModel):
     address: str
 
 
-def discover_on_this_node() -> NodeToolchain:
-    """Runs on the node under test, in its worker's environment (its sys.prefix, its variables)."""
+def discover_on_this_node(plugins: Sequence[str]) -> NodeToolchain:
+    """Runs on the node under test, in its worker's environment (its sys.prefix, its variables):
+    the language plugins the driver loaded must import here too (one line when one does not)."""
     import ray
 
     context = ray.get_runtime_context()
     address = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]  # ray leaves it untyped
     here = {"node_id": context.get_node_id(), "address": address, "hostname": socket.gethostname(),
             "python": sys.executable}
+    for module in plugins:
+        if (problem := plugin_problem(module)) is not None:
+            return NodeToolchain(**here, problem=problem)
     try:
         toolchain = Toolchain.discover()
-    except ToolchainError as exc:
+    except LintEvalError as exc:  # a missing tool, or a plugin its own variable names that is not here
         return NodeToolchain(**here, problem=str(exc))
     return NodeToolchain(**here, prefix=str(toolchain.prefix))
+
+
+def plugin_problem(module: str) -> str | None:
+    """Why language plugin ``module`` cannot be used on this node, in one line (None: it can)."""
+    try:
+        importlib.import_module(module).SPEC  # noqa: B018 - what the registry reads
+    except Exception as exc:  # noqa: BLE001 - whatever the import raised is this node's problem
+        first = (str(exc).splitlines() or [""])[0]
+        return (f"cannot import language plugin {module} ({PLUGINS_ENV}): {type(exc).__name__}: {first}; ship it "
+                "with the job (runtime env py_modules or working_dir) or install it in the node's image")
+    return None
 
 
 def alive_nodes(required_resources: Mapping[str, float] | None = None) -> list[AliveNode]:
@@ -66,7 +85,7 @@ def alive_nodes(required_resources: Mapping[str, float] | None = None) -> list[A
     ]
 
 
-def probe_nodes(nodes: list[AliveNode], timeout_s: float) -> list[NodeToolchain]:
+def probe_nodes(nodes: list[AliveNode], timeout_s: float, plugins: Sequence[str] = ()) -> list[NodeToolchain]:
     """One pinned task per node; a node whose task fails or never answers is a problem too."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -77,7 +96,7 @@ def probe_nodes(nodes: list[AliveNode], timeout_s: float) -> list[NodeToolchain]
     refs = [
         remote_discover.options(
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node.node_id, soft=False)
-        ).remote()
+        ).remote(plugins)
         for node in nodes
     ]
     answered, _ = ray.wait(refs, num_returns=len(refs), timeout=timeout_s)
@@ -110,16 +129,18 @@ def failing_nodes_error(failing: list[NodeToolchain], checked: int) -> Toolchain
 
 
 def check_cluster_toolchain(
-    required_resources: Mapping[str, float] | None = None, timeout_s: float = PREFLIGHT_TIMEOUT_S
+    required_resources: Mapping[str, float] | None = None, timeout_s: float = PREFLIGHT_TIMEOUT_S,
+    plugins: Sequence[str] | None = None,
 ) -> list[NodeToolchain]:
     """Discover the toolchain on every alive node of the connected cluster (``ray.init`` first).
 
     ``required_resources`` (e.g. the validation pool's ``{"validation": 1}``) limits the check to
-    the nodes that can host that work. Returns each node's result; raises one ``ToolchainError``
-    naming every node that lacks a tool.
+    the nodes that can host that work; ``plugins`` (default: the modules this process's
+    ``$LINTEVAL_RAY_LANGUAGES`` names) must import on each. Returns each node's result; raises one
+    ``ToolchainError`` naming every node that lacks a tool or a plugin.
     """
     nodes = alive_nodes(required_resources)
-    results = probe_nodes(nodes, timeout_s)
+    results = probe_nodes(nodes, timeout_s, plugin_modules() if plugins is None else plugins)
     failing = [result for result in results if result.problem is not None]
     if failing:
         raise failing_nodes_error(failing, checked=len(results))

@@ -18,9 +18,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from linteval_ray.errors import LintEvalError
+from linteval_ray.languages.registry import language as language_spec
+from linteval_ray.languages.registry import testlib_language
 from linteval_ray.toolchain.manifest import ToolchainManifest, manifest_for
 from linteval_ray.toolchain.spec import ToolSpec, same_folder
-from linteval_ray.toolchain.tools import locate_all, tools
+from linteval_ray.toolchain.tools import JUDGE_TOOLS, locate_all, tools
 
 PREFIX_ENV = "LINTEVAL_TOOLCHAIN_DIR"
 
@@ -138,5 +140,18 @@ class Toolchain(BaseModel):
 
     @functools.cached_property
     def toolchain_id(self) -> str:
-        """Asked by every cache key of every row: the frozen paths' manifest looked up once."""
+        """Every tool's identity (the frozen paths' manifest looked up once)."""
         return self.manifest().toolchain_id
+
+    def language_id(self, language: str) -> str:
+        """The identity of the tools ``language``'s results depend on: its own rows, the judge's
+        (testlib) and those testlib's tools are compiled with. Asked by every cache key of every row
+        and by the run fingerprint: another language's tools never change it."""
+        if language not in self._language_ids:
+            names = [row.name for spec in (language_spec(language), testlib_language()) for row in spec.tools]
+            self._language_ids[language] = self.manifest().identity_of([*names, *(row.name for row in JUDGE_TOOLS)])
+        return self._language_ids[language]
+
+    @functools.cached_property
+    def _language_ids(self) -> dict[str, str]:
+        return {}

@@ -2,6 +2,8 @@
 
 The id hashes versions and hashes only, never paths: the same tools installed
 at different places on two nodes give the same id, so cached results are shared.
+A language's results depend on its own tools and the judge's only (``Toolchain.language_id``):
+registering another language, with tools of its own, changes no other language's identity.
 Tools whose spec says ``in_identity=False`` (bwrap) stay out of it.
 """
 
@@ -11,7 +13,7 @@ import functools
 import hashlib
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -25,12 +27,18 @@ __all__ = ["ProbeError", "ToolInfo", "ToolchainManifest", "manifest_for"]
 class ToolchainManifest(BaseModel):
     tools: dict[str, ToolInfo]
 
-    @functools.cached_property  # every cache key holds it: hashed once per manifest
+    @functools.cached_property  # hashed once per manifest
     def toolchain_id(self) -> str:
+        """Every tool's identity: what the machine has (a language's results depend on a part of it:
+        ``identity_of``)."""
+        return self.identity_of(self.tools)
+
+    def identity_of(self, names: Iterable[str]) -> str:
+        """The identity of the tools ``names`` (those found; versions and hashes, never paths)."""
         outside_identity = {spec.name for spec in tools() if not spec.in_identity}
         identity = {
-            name: [info.version, info.sha256]
-            for name, info in sorted(self.tools.items())
+            name: [self.tools[name].version, self.tools[name].sha256]
+            for name in sorted(set(names) & set(self.tools))
             if name not in outside_identity
         }
         return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:12]

@@ -13,7 +13,8 @@ from linteval_ray.errors import LintEvalError
 from linteval_ray.reduce.metrics import GroupMetrics, RunMetrics
 
 _METRIC_NAME_UNSAFE = re.compile(r"[^\w./\- ]")  # what MLflow and W&B both accept in a metric's name
-GROUP_FIELDS = ("pass_at_1", "reduction_at_p", "new_at_p", "delta_line_at_p", "line_per_fix_at_p", "n", "n_passed")
+GROUP_FIELDS = ("pass_at_1", "reduction_at_p", "new_at_p", "delta_line_at_p", "line_per_fix_at_p", "unchanged", "n",
+                "n_passed")
 
 
 class TrackerUnavailable(LintEvalError):

@@ -1,12 +1,12 @@
-"""The audit: a sampled share of revisions judged by both paths, the fast one and the reference one.
+"""The audit: a sampled share of revisions judged in boxes of both builders.
 
-The fast paths (one JVM per Java revision, one box per C++/Python revision) only keep what they can
-prove clean; the audit is their canary in production. ``validation.audit_fraction`` of revisions
-(chosen by a hash of the row id: the same rows in every run and on every worker) are judged by the
-fast path and again by the reference path (``java_tests: fresh_jvm``, ``native_tests: fresh_box``);
-the reference path's judgement is the one recorded, a disagreement (verdict, test counts, per-test
-verdicts or first failing test) is logged, and the counts reach ``manifest.json`` (``audit``) through
-each validation actor's stats file.
+Every test runs in a box of its own. As root the box server clones them (``sandbox/box_server.c``);
+bubblewrap builds the same boxes from the same layout, one exec a box, and is the reference. The
+audit is the box server's canary in production: ``validation.audit_fraction`` of revisions (chosen
+by a hash of the row id: the same rows in every run and on every worker) are judged in the server's
+boxes and again in bubblewrap's; the reference judgement is the one recorded, a disagreement
+(verdict, test counts, per-test verdicts or first failing test) is logged, and the counts reach
+``manifest.json`` (``audit``) through each validation actor's stats file.
 """
 
 from __future__ import annotations

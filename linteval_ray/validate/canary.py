@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from linteval_ray.schema import LintEvalRecord, ResultRow, Status, Verdict
 from linteval_ray.schema.bundled import bundled_path
@@ -39,18 +39,29 @@ def canary_rows() -> list[tuple[dict[str, Any], Verdict]]:
     return rows
 
 
-def wrong_canary(evaluate: Callable[[list[dict[str, Any]]], list[ResultRow]]) -> str | None:
-    """Judge the canaries with ``evaluate``; why this worker must stop scoring, or None."""
+class CanaryCheck(NamedTuple):
+    """The canaries' outcome: why this worker must stop scoring (``wrong``), and whether every canary
+    got its verdict (``passed``; an infra error of a canary says nothing either way)."""
+
+    wrong: str | None
+    passed: bool
+
+
+def check_canaries(evaluate: Callable[[list[dict[str, Any]]], list[ResultRow]]) -> CanaryCheck:
+    """Judge the canaries with ``evaluate``."""
     expected = canary_rows()
     results = evaluate([row for row, _ in expected])
+    passed = True
     for (_, verdict), result in zip(expected, results, strict=True):
         if result.status == Status.INFRA_ERROR:
             log.warning("canary %s inconclusive: %s", result.row_id, result.error)
+            passed = False
             continue
         if result.status != Status.EVALUATED or result.verdict != verdict:
-            return (f"canary {result.row_id} expected {verdict.value}, got {result.status.value}/"
-                    f"{result.verdict.value if result.verdict else None}: {result.validation_error or result.error}")
-    return None
+            return CanaryCheck(f"canary {result.row_id} expected {verdict.value}, got {result.status.value}/"
+                               f"{result.verdict.value if result.verdict else None}: "
+                               f"{result.validation_error or result.error}", passed=False)
+    return CanaryCheck(None, passed)
 
 
 def _canary_record() -> LintEvalRecord:

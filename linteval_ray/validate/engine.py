@@ -29,14 +29,21 @@ from linteval_ray.tasks.registry import task as task_spec
 from linteval_ray.toolchain import Toolchain
 from linteval_ray.validate.audit import AuditStats, audited
 from linteval_ray.validate.cache import ContentCache, default_cache_dir
-from linteval_ray.validate.canary import OUT_OF_SERVICE, wrong_canary
-from linteval_ray.validate.judge import JudgeContext, ProblemError, judge_revision, prepare_problem
-from linteval_ray.validate.judge.run import in_words
+from linteval_ray.validate.canary import OUT_OF_SERVICE, CanaryCheck, check_canaries
+from linteval_ray.validate.judge import (
+    JudgeContext,
+    JudgeResult,
+    PreparedProblem,
+    ProblemError,
+    judge_revision,
+    prepare_problem,
+)
+from linteval_ray.validate.judge.run import in_words, program_broke_the_sandbox
 from linteval_ray.validate.lint import LintError, Linters, LintOutcome
 from linteval_ray.validate.lint.profiles import load_profile
 from linteval_ray.validate.lint.suppressions import neutralize_added_suppressions
 from linteval_ray.validate.sample_metrics import lint_agreement, sample_metrics
-from linteval_ray.validate.sandbox import make_sandbox
+from linteval_ray.validate.sandbox import SandboxError, make_sandbox
 from linteval_ray.validate.sanitize import host_paths, replace_host_paths, sanitize
 from linteval_ray.validate.scratch import ScratchRoot
 
@@ -63,12 +70,12 @@ class Validator:
         self._scratch = self._scratch_root.path
         self.judge = JudgeContext(sandbox=self.sandbox, toolchain=self.toolchain, cache=self.cache,
                                   scratch=self._scratch, limits=config.limits, jobs=jobs,
-                                  python=config.python, java_tests=config.java_tests,
-                                  native_tests=config.native_tests)
+                                  python=config.python)
         self._batches = 0
         self._task_evaluators: dict[str, Evaluator] = {}
         self.audit = AuditStats()  # revisions judged by both paths (validation.audit_fraction)
         self.out_of_service: str | None = None  # why a canary says this worker must not score
+        self._checking_canaries = False
         # Program text in rows names these as placeholders (sanitize.py).
         self.host_paths = host_paths({self._scratch: "<scratch>", self.cache.local_dir: "<cache>",
                                       default_cache_dir(): "<cache>", **self.toolchain.placeholders()})
@@ -97,10 +104,18 @@ class Validator:
     def _check_canaries(self) -> None:
         every = self.config.canary_every_batches
         if every and self.out_of_service is None and self._batches % every == 0:
-            self.out_of_service = wrong_canary(self._evaluate)
-            if self.out_of_service is not None:
-                log.error("validation worker out of service: %s", self.out_of_service)
+            self.out_of_service = self._canaries().wrong
         self._batches += 1
+
+    def _canaries(self) -> CanaryCheck:
+        self._checking_canaries = True
+        try:
+            check = check_canaries(self._evaluate)
+        finally:
+            self._checking_canaries = False
+        if check.wrong is not None:
+            log.error("validation worker out of service: %s", check.wrong)
+        return check
 
     def _out_of_service_row(self, row: dict[str, Any]) -> ResultRow:
         w = _Work.start(row, self)
@@ -135,7 +150,9 @@ class Validator:
         work = [_Work.start(row, self) for row in rows]
         _guarded(work, lambda: self._lint([w for w in work if w.record is not None]))
         for w in work:
-            if w.judgeable:
+            if w.judgeable and self.out_of_service is not None:  # found out while judging this batch
+                w.fail(Status.INFRA_ERROR, f"{OUT_OF_SERVICE}{self.out_of_service}")
+            elif w.judgeable:
                 _guarded([w], functools.partial(self._judge, w))
         for w in work:
             w.finish(self)
@@ -204,7 +221,8 @@ class Validator:
 
     def _lint_key(self, record: LintEvalRecord) -> str:
         return ContentCache.key("lint", language=record.language, code=record.code,
-                                toolchain=self.toolchain.toolchain_id, config=self.linters.config_id(record.language))
+                                toolchain=self.toolchain.language_id(record.language),
+                                config=self.linters.config_id(record.language))
 
     def _judge(self, w: _Work) -> None:
         assert w.revised_code is not None, "only judgeable rows (they have a revision) are judged"
@@ -217,11 +235,15 @@ class Validator:
         finally:
             w.timings.prepare_s += time.monotonic() - started
         audit = audited(w.result.row_id, self.config.audit_fraction)
-        outcome = judge_revision(w.parsed.language, w.revised_code, problem, self.judge, audit=audit)
+        try:
+            outcome = self._judged_revision(w, problem, audit)
+        except ProblemError as exc:  # found while judging: its checker fails on one of the original's answers
+            w.fail(Status.INVALID_PROBLEM, str(exc))
+            return
         if outcome.audit is not None:
             self.audit.count(w.result.row_id, outcome.audit.agreed)
             if not outcome.audit.agreed:
-                log.warning("audit: %s: the fast path judged %s, the reference path %s (recorded)",
+                log.warning("audit: %s: the box server's boxes judged %s, bubblewrap's %s (recorded)",
                             w.result.row_id, outcome.audit.fast, in_words(outcome))
         if outcome.verdict == Verdict.COMPILE_ERROR and w.extraction_kind == "bare":
             # No cheap parser tells C++/Java prose from code: an unfenced answer is code if it compiles.
@@ -240,8 +262,28 @@ class Validator:
         r.tests_failed = outcome.tests_failed
         r.tests_dropped = outcome.tests_dropped
         r.first_failure = outcome.first_failure
-        if outcome.verdict == Verdict.INFRA_ERROR:  # the checker broke on this output: not the model's fault
-            w.fail(Status.INFRA_ERROR, outcome.validation_error or "infra_error")
+
+    def _judged_revision(self, w: _Work, problem: PreparedProblem, audit: bool) -> JudgeResult:
+        """The revision's judgement. Our sandbox failing on it (``SandboxError``) is an infra error only
+        while the canaries cannot show this worker judges well: if they pass, the revision is judged
+        again, and a second such failure is the program's (a runtime error, with both failures as its
+        evidence): no program can take its own row out of the score by breaking the judge."""
+        try:
+            return judge_revision(w.parsed.language, w.revised_code or "", problem, self.judge, audit=audit)
+        except SandboxError as first:
+            if self._checking_canaries:
+                raise
+            log.warning("%s: the sandbox failed while judging it (%s): the canaries, then once more",
+                        w.result.row_id, first)
+            canaries = self._canaries()
+            if canaries.wrong is not None:
+                self.out_of_service = canaries.wrong
+            if not canaries.passed:
+                raise
+            try:
+                return judge_revision(w.parsed.language, w.revised_code or "", problem, self.judge, audit=audit)
+            except SandboxError as second:
+                return program_broke_the_sandbox(first, second)
 
 
 class _Work:

@@ -7,13 +7,15 @@ import dataclasses
 import pytest
 
 from linteval_ray.languages.base import NO_ENV, frozen_env
-from linteval_ray.validate.sandbox.process import PRLIMIT, stack_limit_prefix
+from linteval_ray.languages.registry import language
 from tests.languages.toy import TOY
 
 
 def test_address_space_is_the_memory_limit_plus_the_runtimes_overhead() -> None:
     assert TOY.address_space_mb(256) == 256
-    assert dataclasses.replace(TOY, address_space_overhead_mb=100).address_space_mb(256) == 356
+    assert dataclasses.replace(TOY, memory_overhead_mb=100).address_space_mb(256) == 356
+    reserving = dataclasses.replace(TOY, address_space_reserve_mb=1024)
+    assert (reserving.address_space_mb(256), reserving.used_memory_mb(256)) == (1280, 256)
 
 
 def test_runs_get_both_environments_and_compiles_only_the_runtimes() -> None:
@@ -39,5 +41,6 @@ def test_a_specs_environment_cannot_be_changed_by_a_caller() -> None:
         NO_ENV["X"] = "1"  # type: ignore[index]
 
 
-def test_the_stack_may_grow_to_the_memory_limit() -> None:
-    assert stack_limit_prefix(256) == [PRLIMIT, f"--stack={256 << 20}", "--"]
+def test_natively_run_languages_may_grow_their_stack_to_the_memory_limit() -> None:
+    assert language("cpp").stack_at_memory_limit and language("py3").stack_at_memory_limit
+    assert not language("java").stack_at_memory_limit  # its threads' stacks are -Xss

@@ -10,7 +10,6 @@ import pytest
 
 from linteval_ray.languages import CompileRequest, RunRequest, language
 from linteval_ray.languages.cpp.commands import CXX_FLAGS, TOOL_CXX_FLAGS
-from linteval_ray.validate.sandbox.process import PRLIMIT
 
 CPP = language("cpp")
 ONLINE_JUDGE_PROGRAM = """#include <cstdio>
@@ -51,7 +50,7 @@ def test_testlib_tools_compile_at_o1_with_their_include_folders_in_order() -> No
 def test_a_run_may_grow_its_stack_to_the_memory_limit_and_needs_no_more_address_space() -> None:
     argv = CPP.run_argv(RunRequest(entry="prog", program_dir="/prog", memory_mb=256, tools={},
                                    args=("a", "b")))
-    assert argv == [PRLIMIT, f"--stack={256 << 20}", "--", "/prog/prog", "a", "b"]
+    assert argv == ["/prog/prog", "a", "b"]
     assert CPP.address_space_mb(256) == 256
     assert CPP.run_env() == {} and CPP.compile_env() is None
     assert CPP.precompiled_headers is not None and CPP.interpreter is None

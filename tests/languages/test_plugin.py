@@ -68,3 +68,25 @@ def test_a_language_registered_from_outside_the_package_is_validated_end_to_end(
     assert all(m["tool"] == "clang-tidy" and m["file"] == "sol.c" for m in row["original_messages"])
     assert not [m for m in row["revised_messages"] if m["check_name"] == BRACES]
     assert row["tests_passed"] > 0 and row["tests_failed"] == 0
+
+
+GNU_C_ORIGINAL = ORIGINAL.replace("int main(void) {\n    int n, q;", "int main(void) {\n    int n, q, unused;")
+GNU_C_REVISED = ORIGINAL
+
+
+def test_a_plugin_with_a_tool_of_its_own_lints_in_the_sandbox_through_the_base_adapter(tmp_path: Path) -> None:
+    """GNU C (tests/languages/gnu_c): its own tool row (gcc), its linter a ``SandboxedLinter`` of ~30
+    lines (a command and a parser), registered beside C11 by one variable."""
+    row = c11_row() | {"sample_id": "lr01_gnu_c_0", "language": "gnu_c", "code": GNU_C_ORIGINAL,
+                       "revised_code": GNU_C_REVISED}
+    dataset = tmp_path / "gnu_c.jsonl"
+    dataset.write_text(json.dumps(row) + "\n")
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+           PLUGINS_ENV: "tests.languages.c11,tests.languages.gnu_c"}
+    ran = validate(dataset, env)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    (judged,) = [json.loads(line) for line in ran.stdout.splitlines() if line.startswith("{")]
+    assert (judged["language"], judged["status"], judged["verdict"]) == ("gnu_c", "evaluated", "passed"), judged
+    assert [(m["tool"], m["check_name"], m["line"], m["category"]) for m in judged["original_messages"]] == [
+        ("gcc-warnings", "unused-variable", 6, "unused")]
+    assert judged["revised_messages"] == [] and judged["metrics"]["original_total_messages"] == 1

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from linteval_ray.languages import CompileRequest, RunRequest, language
-from linteval_ray.validate.sandbox.process import PRLIMIT
 
 PY3 = language("py3")
 
@@ -46,7 +45,7 @@ def test_the_syntax_check_names_the_error_and_never_runs_the_program(
 def test_runs_start_the_script_with_a_fixed_hash_seed_and_a_deep_stack() -> None:
     argv = PY3.run_argv(RunRequest(entry="sol.py", program_dir="/prog", memory_mb=512,
                                    tools={"python": "/usr/bin/python3"}, args=("x",)))
-    assert argv == [PRLIMIT, f"--stack={512 << 20}", "--", "/usr/bin/python3", "/prog/sol.py", "x"]
+    assert argv == ["/usr/bin/python3", "/prog/sol.py", "x"]
     assert PY3.run_env() == {"PYTHONHASHSEED": "0"} == dict(PY3.output_env)
     assert PY3.compile_env() is None and PY3.address_space_mb(512) == 512
     assert PY3.interpreter == "python" and PY3.precompiled_headers is None

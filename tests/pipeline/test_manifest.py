@@ -4,12 +4,15 @@ and what ``manifest.json`` never holds (credentials). No Ray: the driver's claim
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from linteval_ray.config import RunConfig, load_config
 from linteval_ray.generate.registry import build_backend
+from linteval_ray.languages import registry
+from linteval_ray.languages.registry import PLUGINS_ENV
 from linteval_ray.pipeline.run import RunMismatchError, start_manifest
 from linteval_ray.store import RunFolder
 from linteval_ray.toolchain import Toolchain
@@ -60,8 +63,10 @@ def test_a_resumed_run_may_change_a_speed_setting(tmp_path: Path, toolchain: Too
 def test_a_resumed_run_may_not_change_what_can_change_a_result(tmp_path: Path, toolchain: Toolchain, base: list[str],
                                                                change: str):
     claim(tmp_path, load_config(None, base), toolchain)
-    with pytest.raises(RunMismatchError, match="with other data, model, prompt, sampling, limits or tools"):
+    key = change.partition("=")[0]
+    with pytest.raises(RunMismatchError, match="with other data, model, prompt, sampling, limits or tools") as refused:
         claim(tmp_path, load_config(None, [*base, change]), toolchain)
+    assert f"settings.{key}: " in str(refused.value)  # it names what changed, old -> new
 
 
 def test_a_folder_of_an_earlier_fingerprint_is_refused_saying_why(tmp_path: Path, toolchain: Toolchain):
@@ -101,5 +106,39 @@ def test_a_change_to_one_languages_lint_settings_leaves_other_languages_run_fold
     with open(profile.path / "pylintrc", "a") as fh:
         fh.write("max-line-length=80\n")
     assert claim(tmp_path / "cpp", load_config(None, runs["cpp"]), toolchain)["attempts"] == 2
-    with pytest.raises(RunMismatchError, match="with other data, model, prompt, sampling, limits or tools"):
+    with pytest.raises(RunMismatchError, match="with other data, model, prompt, sampling, limits or tools") as refused:
         claim(tmp_path / "py3", load_config(None, runs["py3"]), toolchain)
+    assert "(lint_profile.py3: " in str(refused.value) and "toolchain" not in str(refused.value)
+
+
+@pytest.fixture
+def plugins_loaded(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """Loads the registry afresh with ``$LINTEVAL_RAY_LANGUAGES`` naming plugins, as a new process would."""
+    def load(modules: str) -> None:
+        monkeypatch.setenv(PLUGINS_ENV, modules)
+        monkeypatch.setattr(registry, "_SPECS", {})
+        monkeypatch.setattr(registry, "_SOURCES", {})
+        monkeypatch.setattr(registry, "_loaded", False)
+        registry.language_names()
+
+    return load
+
+
+def test_a_plugin_with_tools_of_its_own_leaves_other_languages_run_folders_resumable(
+        tmp_path: Path, plugins_loaded: Callable[[str], None]):
+    cpp_only = load_config(None, ['dataset.languages=["cpp"]'])
+    builtin = Toolchain.discover()
+    before = claim(tmp_path, cpp_only, builtin)
+    assert before["languages"] == {name: f"linteval_ray.languages.{name}" for name in ("cpp", "py3", "java")}
+    plugins_loaded("tests.languages.c11,tests.languages.gnu_c")  # GNU C brings a tool row, gcc
+    toolchain = Toolchain.discover()
+    assert "gcc" in toolchain.manifest().tools and toolchain.toolchain_id != builtin.toolchain_id  # what it hashed
+    after = claim(tmp_path, cpp_only, toolchain)
+    assert after["attempts"] == 2 and after["fingerprint"] == before["fingerprint"]
+    assert after["languages"]["gnu_c"] == "tests.languages.gnu_c" and after["languages"]["c11"] == "tests.languages.c11"
+    # A run of every language covers GNU C now: its folder names the language that came in, old -> new.
+    every = load_config(None, [])
+    claim(tmp_path / "every", every, Toolchain.discover())
+    plugins_loaded("tests.languages.c11")
+    with pytest.raises(RunMismatchError, match=r"toolchain\.gnu_c: \"[0-9a-f]{12}\" -> -"):
+        claim(tmp_path / "every", every, Toolchain.discover())

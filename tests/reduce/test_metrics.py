@@ -78,6 +78,16 @@ def test_infra_errors_are_never_scored_as_the_models_failure():
     assert any("infra_error" in w and "rerun" in w for w in m.warnings())
 
 
+def test_the_headline_says_what_leaving_the_infra_rows_out_is_worth():
+    rows = [_row("a", "cpp", True, 1, 0, 0, 1, 1), _row("b", "cpp", False, 1, 1, 0, 0, 0),
+            ResultRow(sample_id="c", row_id="c/0", language="cpp", status=Status.INFRA_ERROR, error="sandbox")]
+    m = compute(rows)
+    assert (m.overall.pass_at_1, m.pass_at_1_infra_as_failed) == (pytest.approx(1 / 2), pytest.approx(1 / 3))
+    assert "Pass@1 50.0% (33.3% with its 1 infra_error row(s) counted as failures)" in m.headline()
+    clean = compute(rows[:2])
+    assert clean.pass_at_1_infra_as_failed == clean.overall.pass_at_1 and "infra_error" not in clean.headline()
+
+
 def test_lint_agreement_over_samples_not_draws_and_its_warning():
     from linteval_ray.schema import LintAgreement
 
@@ -131,3 +141,20 @@ def test_a_lint_error_row_counts_for_pass_at_1_but_not_for_the_alert_metrics():
     assert any("1 row(s) had a linter failure" in w for w in m.warnings())
     outcomes = {r[0]: r[1] for t in metric_tables(m) if t.title == "Outcomes" for r in t.rows}
     assert outcomes["lint errors (judged, not in the alert metrics): py3 1"] == "1"
+
+
+def test_the_unchanged_share_counts_revisions_whose_line_diff_is_empty_passing_or_not():
+    from linteval_ray.validate.sample_metrics import line_changes
+
+    rows = [
+        _row("a", "cpp", True, n_in=3, n_out=3, new=0, added=0, deleted=0),  # the original returned
+        _row("b", "cpp", False, n_in=3, n_out=3, new=0, added=0, deleted=0),  # returned, and failing (its tests)
+        _row("c", "py3", True, n_in=3, n_out=0, new=0, added=2, deleted=2),
+        ResultRow(sample_id="d", row_id="d/0", language="py3", status=Status.EVALUATED,  # no program extracted
+                  verdict=Verdict.EXTRACTION_FAILED),
+    ]
+    m = compute(rows)
+    assert m.overall.unchanged == pytest.approx(2 / 3) and m.by_language["py3"].unchanged == 0.0
+    # What counts as unchanged: the lines as written; CRLF and the final newline change no line.
+    assert line_changes("int x;\nint y;\n", "int x;\r\nint y;") == (0, 0)
+    assert line_changes("int x;\n", "int x; \n") == (1, 1)  # a trailing space is an edit (a linter may flag it)

@@ -87,12 +87,16 @@ print("KEYRING:", buf.raw[:size])
                          frozenset({Verdict.COMPILE_ERROR})),
     # Fills the box's /tmp with files (each under RLIMIT_FSIZE): ENOSPC at the tmpfs's size.
     "tmp_flood": ("py3", TMP_FLOOD_PY + SOLVE_PY + "flood()\nsolve()\n", frozenset({Verdict.RUNTIME_ERROR})),
-    # Terminal escapes and the host paths a box can learn, on stderr of a failing run.
+    # The host paths a box can learn (its stdin's, its mounts' sources) on stdout, and terminal escapes
+    # as the last words on stderr: a row keeps stderr's tail, so how long this host's paths are cannot
+    # push the escapes out of it (stdout's excerpt holds a few paths of any plausible length).
     "escapes_and_paths": ("py3", """
 import os, sys
-mounts = [line for line in open("/proc/self/mountinfo") if " /box " in line or " /prog " in line]
-sys.stderr.write("\\x1b[2J\\x1b]52;c;cHduZWQ=\\x07 NUL:\\x00 CR:\\r BIDI:\\u202e stdin="
-                 + os.readlink("/proc/self/fd/0") + "\\n" + "".join(mounts))
+roots = [line.split()[3] for line in open("/proc/self/mountinfo") if line.split()[4] in ("/box", "/prog")]
+print("stdin=" + os.readlink("/proc/self/fd/0"))
+print("\\n".join("mount=" + root for root in roots))
+sys.stdout.flush()
+sys.stderr.write("\\x1b[2J\\x1b]52;c;cHduZWQ=\\x07 NUL:\\x00 CR:\\r BIDI:\\u202e")
 sys.exit(3)
 """, frozenset({Verdict.RUNTIME_ERROR})),
     "ptrace_pid1": ("py3", KEYRING + SOLVE_PY + """
@@ -192,11 +196,14 @@ def test_tmp_writes_stop_at_the_bound_not_at_host_memory(validator: Validator) -
 
 def test_program_text_in_rows_is_escaped_and_names_no_host_path(judged: dict[str, ResultRow], validator: Validator,
                                                                   session_cache_dir: str) -> None:
-    text = judged["escapes_and_paths"].validation_error or ""
+    row = judged["escapes_and_paths"]
+    text = row.validation_error or ""
+    assert row.first_failure is not None and row.first_failure.output_excerpt is not None
+    output = row.first_failure.output_excerpt
     assert text.startswith("runtime_error: test ")
     for raw in ("\x1b", "\x00", "\x07", "\r", "\u202e"):
         assert raw not in text, f"{raw!r} reached the row"
     assert "\\x1b]52;c;cHduZWQ=\\x07" in text and "\\u202e" in text  # visible, not lost
     for host_path in (str(validator._scratch), session_cache_dir, os.path.realpath(session_cache_dir), sys.prefix):
-        assert host_path not in text, f"{host_path} reached the row"
-    assert "stdin=<cache>/" in text and "<scratch>/" in text, text
+        assert host_path not in text and host_path not in output, f"{host_path} reached the row"
+    assert "stdin=<cache>/" in output and "mount=<scratch>/" in output, output

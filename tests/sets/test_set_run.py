@@ -105,6 +105,31 @@ def test_the_leaderboard_pairs_each_model_with_the_baseline(evaluated):
     assert outcome.leaderboard is not None and outcome.leaderboard.baseline == "ref"
 
 
+def test_returning_every_program_unchanged_does_not_top_the_leaderboard(evaluated, capsys):
+    """"unchanged" returns each original as it is: every test passes (Pass@1 100 %), no alert goes away.
+    The default ranking (Pass@1 x Reduction@P) puts the model that fixes alerts first and shows the share
+    of revisions identical to their original; ranking by Pass@1 alone is still there, asked for."""
+    from linteval_ray.cli import main
+
+    output = evaluated[0]
+    board = json.loads((output / "leaderboard.json").read_text())
+    assert board["rank_by"] == "pass_x_reduction"
+    overall = {m["name"]: m["overall"] for m in board["models"]}
+    assert overall["unchanged"]["pass_at_1"] > overall["ref"]["pass_at_1"]  # what ranked it first before
+    assert (overall["unchanged"]["unchanged"], overall["ref"]["unchanged"]) == (1.0, 0.0)
+    lines = [line for line in (output / "leaderboard.md").read_text().splitlines() if line.startswith("| ")]
+    assert [line.split("|")[1].strip() for line in lines[1:3]] == ["ref (baseline)", "unchanged"]
+    assert lines[2].split("|")[11].strip() == "100.0%"  # its Unchanged column
+
+    def compared(*flags: str) -> list[str]:
+        assert main(["compare", str(output), "--markdown", *flags]) == 0
+        rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
+        return [row.split("|")[1].strip().split(" (")[0] for row in rows]
+
+    assert compared() == ["ref", "unchanged"]
+    assert compared("--rank-by", "pass_at_1") == ["unchanged", "ref"]
+
+
 def test_a_rerun_skips_finished_models_resumes_a_partial_one_and_adds_new_ones(evaluated, answers, tmp_path):
     output = tmp_path / "out"
     shutil.copytree(evaluated[0], output)
@@ -140,7 +165,7 @@ def test_compare_takes_a_sets_folder(evaluated, capsys):
 
 
 def test_a_tracker_that_is_down_costs_a_warning_and_a_rerun_logs_to_mlflow_and_wandb(
-        evaluated, answers, tmp_path, monkeypatch):
+        evaluated, answers, tmp_path, monkeypatch, mlflow_server):
     from mlflow.tracking import MlflowClient
 
     from tests.track.wandb_log import records
@@ -156,8 +181,8 @@ def test_a_tracker_that_is_down_costs_a_warning_and_a_rerun_logs_to_mlflow_and_w
     assert "s3cret" not in down.warnings[0]
     assert all(not m["tracked"] for m in json.loads((output / "set.json").read_text())["models"])
 
-    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # MLflow's local store without a database
-    store, wandb_dir = f"file://{tmp_path / 'mlruns'}", tmp_path / "wandb"
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)  # as a user's shell: no opt-in of any kind
+    store, wandb_dir = mlflow_server.url, tmp_path / "wandb"  # a real `mlflow server` on 127.0.0.1
     up = run_set(set_config(output, models, 'tracking.log_to=["mlflow", "wandb"]',
                             f"tracking.mlflow.tracking_uri={json.dumps(store)}", 'tracking.wandb.mode="offline"',
                             f"tracking.wandb.dir={json.dumps(str(wandb_dir))}"))
@@ -185,6 +210,8 @@ def test_a_tracker_that_is_down_costs_a_warning_and_a_rerun_logs_to_mlflow_and_w
     assert len(tags["linteval.toolchain_id"]) == 12
     files = {a.path for a in client.list_artifacts(logged.info.run_id)}
     assert {"results.parquet", "leaderboard.json", "leaderboard.md", "learning_curve.png"} <= files
+    fetched = Path(client.download_artifacts(logged.info.run_id, "results.parquet", str(tmp_path / "fetched")))
+    assert fetched.read_bytes() == (output / "models" / "unchanged" / "results.parquet").read_bytes()
 
     by_name = {}
     for log in sorted(wandb_dir.glob("wandb/offline-run-*/run-*.wandb")):
@@ -206,6 +233,25 @@ def test_a_tracker_that_is_down_costs_a_warning_and_a_rerun_logs_to_mlflow_and_w
     again = run_set(set_config(output, models, 'tracking.log_to=["mlflow"]',
                                f"tracking.mlflow.tracking_uri={json.dumps(store)}"))
     assert again.warnings == [] and len(client.search_runs([experiment.experiment_id])) == 2
+
+
+def test_a_set_logs_to_an_mlflow_sqlite_store_as_a_user_names_it(evaluated, answers, tmp_path, monkeypatch):
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
+    monkeypatch.chdir(tmp_path)  # MLflow keeps a sqlite store's artifacts in ./mlruns
+    output = tmp_path / "out"
+    shutil.copytree(evaluated[0], output)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "sqlite:///mlflow.db")  # relative: the folder the user is in
+    logged = run_set(set_config(output, two_models(answers), 'tracking.log_to=["mlflow"]'))
+    assert logged.warnings == []
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    experiment = client.get_experiment_by_name("ft-run")
+    runs = {r.info.run_name: r for r in client.search_runs([experiment.experiment_id])}
+    metrics = json.loads((output / "models" / "ref" / "metrics.json").read_text())
+    assert set(runs) == {"ref", "unchanged"}
+    assert runs["ref"].data.metrics["overall/pass_at_1"] == metrics["overall"]["pass_at_1"]
+    assert "results.parquet" in {a.path for a in client.list_artifacts(runs["ref"].info.run_id)}
 
 
 def test_follow_polls_the_glob_until_interrupted(evaluated, answers, tmp_path):

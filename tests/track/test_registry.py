@@ -22,13 +22,22 @@ def test_a_tracker_whose_package_is_missing_is_refused_with_the_install_line(mon
         Trackers(TrackingConfig(log_to=["tensorboardx"]), "set")
 
 
-def test_the_installed_trackers_are_built_by_name_and_mlflow_needs_a_server(monkeypatch, tmp_path):
+def test_the_installed_trackers_are_built_by_name_and_mlflow_needs_a_tracking_uri(monkeypatch, tmp_path):
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     with pytest.raises(TrackerUnavailable, match="set MLFLOW_TRACKING_URI or --mlflow-tracking-uri"):
         Trackers(TrackingConfig(log_to=["mlflow"]), "set")
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"file://{tmp_path}")
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
     trackers = Trackers(TrackingConfig(log_to=["mlflow", "wandb", "mlflow"]), "set")
     assert trackers.names == ["mlflow", "wandb"]
+
+
+@pytest.mark.parametrize("uri", ["file:./mlruns", "./mlruns"])
+def test_mlflows_file_store_is_refused_before_any_work_unless_the_user_opted_in(monkeypatch, uri):
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
+    with pytest.raises(TrackerUnavailable, match=r"MLflow's file store.*MLFLOW_ALLOW_FILE_STORE=true; use sqlite:///"):
+        Trackers(TrackingConfig(log_to=["mlflow"], mlflow={"tracking_uri": uri}), "set")
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # MLflow's own opt-in: the store logs again
+    assert Trackers(TrackingConfig(log_to=["mlflow"], mlflow={"tracking_uri": uri}), "set").names == ["mlflow"]
 
 
 def test_every_metric_gets_a_name_both_trackers_accept():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linteval_ray.languages.base import LanguageSpec, OneBox, PlanFigures, PrecompiledHeaders
+from linteval_ray.languages.base import LanguageSpec, PlanFigures, PrecompiledHeaders
 from linteval_ray.languages.cpp import categories, commands, derive, suppressions, tools
 from linteval_ray.languages.cpp.clang_tidy import ClangTidy
 
@@ -29,7 +29,7 @@ SPEC = LanguageSpec(
     tools=(tools.GXX, tools.CLANG_TIDY),
     compile_command=commands.compile_command,
     run_argv=commands.run_argv,
-    runner=OneBox(),
+    stack_at_memory_limit=True,
     compile_flags=commands.CXX_FLAGS,
     tool_compile_flags=commands.TOOL_CXX_FLAGS,
     testlib_tools=True,

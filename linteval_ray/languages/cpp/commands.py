@@ -15,7 +15,6 @@ RLIMIT_STACK = the memory limit.
 from __future__ import annotations
 
 from linteval_ray.languages.base import CompileCommand, CompileRequest, RunRequest
-from linteval_ray.validate.sandbox.process import stack_limit_prefix
 
 SOURCE_FILE = "sol.cpp"
 BINARY = "prog"
@@ -34,4 +33,4 @@ def compile_command(request: CompileRequest) -> CompileCommand:
 
 
 def run_argv(request: RunRequest) -> list[str]:
-    return [*stack_limit_prefix(request.memory_mb), f"{request.program_dir}/{request.entry}", *request.args]
+    return [f"{request.program_dir}/{request.entry}", *request.args]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linteval_ray.languages.base import LanguageSpec, OneJvm, PlanFigures, frozen_env
+from linteval_ray.languages.base import LanguageSpec, PlanFigures, frozen_env
 from linteval_ray.languages.java import categories, commands, derive, suppressions, tools
 from linteval_ray.languages.java.pmd import Pmd
 
@@ -25,10 +25,9 @@ SPEC = LanguageSpec(
     tools=(tools.JAVA, tools.JAVAC, tools.PMD),
     compile_command=commands.compile_command,
     run_argv=commands.run_argv,
-    runner=OneJvm(jvm_flags=commands.RUN_FLAGS),
     compile_flags=commands.JAVAC_FLAGS,
     tool_compile_flags=commands.JAVAC_FLAGS,
-    address_space_overhead_mb=commands.AS_OVERHEAD_MB,
+    memory_overhead_mb=commands.AS_OVERHEAD_MB,
     heap_exhausted=b"java.lang.OutOfMemoryError: Java heap space",
     runtime_env=frozen_env(commands.RUNTIME_ENV),
     compiler_archive_warmup=commands.ARCHIVE_WARMUP,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linteval_ray.languages.base import LanguageSpec, OneBox, PlanFigures, frozen_env
+from linteval_ray.languages.base import LanguageSpec, PlanFigures, frozen_env
 from linteval_ray.languages.py3 import categories, commands, derive, suppressions, tools
 from linteval_ray.languages.py3.pylint import Pylint
 
@@ -25,7 +25,7 @@ SPEC = LanguageSpec(
     tools=(tools.PYLINT, tools.ASTROID),
     compile_command=commands.compile_command,
     run_argv=commands.run_argv,
-    runner=OneBox(),
+    stack_at_memory_limit=True,
     output_env=frozen_env(commands.OUTPUT_ENV),
     interpreter=commands.INTERPRETER,
     plan=PlanFigures(validation_cpu_s=2.0, measured="py3 6.1 s / 2", lite_samples=203),

@@ -10,7 +10,6 @@ original's answers. Runs get RLIMIT_STACK = the memory limit.
 from __future__ import annotations
 
 from linteval_ray.languages.base import CompileCommand, CompileRequest, RunRequest
-from linteval_ray.validate.sandbox.process import stack_limit_prefix
 
 SOURCE_FILE = "sol.py"
 # str/bytes hashes (set and dict order) the same in every run (see the module docstring).
@@ -36,7 +35,6 @@ def compile_command(request: CompileRequest) -> CompileCommand:
 
 def run_argv(request: RunRequest) -> list[str]:
     return [
-        *stack_limit_prefix(request.memory_mb),
         request.tools[INTERPRETER],
         f"{request.program_dir}/{request.entry}",
         *request.args,

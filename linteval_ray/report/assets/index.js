@@ -9,7 +9,8 @@
   const root = document.getElementById("sample-browser");
   const PAGE = 500; // rows drawn at once: the full split has 13k
   const field = Object.fromEntries(data.fields.map((name, i) => [name, i]));
-  const COLUMNS = [
+  // A task may bring its own columns and filters (data.columns, data.filters); these are LintEval's.
+  const COLUMNS = data.columns || [
     {key: "row_id", label: "row"},
     {key: "language", label: "language"},
     {key: "problem", label: "problem"},
@@ -20,11 +21,14 @@
     {key: "lines_changed", label: "lines changed", numeric: true},
     {key: "time_s", label: "time s", numeric: true, digits: 2},
   ];
-  const FILTERS = [
-    {key: "language", label: "Language", values: distinct((row) => [row[field.language]])},
-    {key: "verdict", label: "Verdict", values: distinct((row) => [row[field.outcome]])},
-    {key: "category", label: "Alert category", values: distinct((row) => row[field.categories])},
+  const FILTER_FIELDS = data.filters || [
+    {key: "language", label: "Language", field: "language"},
+    {key: "verdict", label: "Verdict", field: "outcome"},
+    {key: "category", label: "Alert category", field: "categories"},
   ];
+  // A field holding a list (alert categories) matches when the list holds the value.
+  const valuesOf = (row, name) => [].concat(row[field[name]] ?? []);
+  const FILTERS = FILTER_FIELDS.map((f) => ({...f, values: distinct((row) => valuesOf(row, f.field))}));
   let limit = PAGE;
   let changingHash = false;
 
@@ -36,9 +40,9 @@
 
   function matches(row, params) {
     const wanted = (key) => params.get(key) || "";
-    if (wanted("language") && row[field.language] !== wanted("language")) return false;
-    if (wanted("verdict") && row[field.outcome] !== wanted("verdict")) return false;
-    if (wanted("category") && !row[field.categories].includes(wanted("category"))) return false;
+    for (const filter of FILTERS) {
+      if (wanted(filter.key) && !valuesOf(row, filter.field).includes(wanted(filter.key))) return false;
+    }
     const text = wanted("q").toLowerCase();
     return !text || [row[field.row_id], row[field.problem], row[field.title]]
       .some((value) => value !== null && String(value).toLowerCase().includes(text));

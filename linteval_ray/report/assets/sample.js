@@ -43,19 +43,32 @@
   }
 
   function render(row, sample) {
+    // A task whose samples are a statement and a solution (CodeContests-O) has no original or alerts.
+    const solved = sample.statement !== undefined;
     root.replaceChildren(...[
       el("h1", {}, row.row_id),
       facts(row, sample),
-      firstFailure(row.first_failure),
-      alertCounts(row),
-      el("h2", {}, "Original and revision"),
-      code(row, sample),
-      el("h2", {}, "Alerts"),
-      alertList(row),
+      firstFailure(row.first_failure, solved),
+      solved ? statement(sample) : alertCounts(row),
+      el("h2", {}, solved ? "Solution" : "Original and revision"),
+      solved ? solution(row) : code(row, sample),
+      solved ? null : el("h2", {}, "Alerts"),
+      solved ? null : alertList(row),
       el("h2", {}, "Model response"),
       response(row),
       prompt(sample),
     ].filter(Boolean));
+  }
+
+  function statement(sample) {
+    if (sample.statement === null) return el("p", {class: "note"}, "The statement could not be read back from the split.");
+    return el("details", {id: "statement", open: true}, el("summary", {}, sample.title || "Statement"),
+      el("pre", {class: "statement"}, sample.statement));
+  }
+
+  function solution(row) {
+    if (!row.revised) return el("p", {class: "note", id: "solution"}, "No program was extracted from the response.");
+    return listing(row.revised, [], "revised");
   }
 
   function facts(row, sample) {
@@ -67,8 +80,10 @@
       ["verdict", el("span", {class: "verdict " + (row.passed ? "ok" : "bad"), id: "verdict"}, row.outcome)],
       ["validation error", row.validation_error && el("pre", {id: "validation-error"}, row.validation_error)],
       ["error", row.error && el("pre", {}, row.error)],
-      ["tests", `${row.tests.passed} passed, ${row.tests.failed} failed of ${row.tests.generated} generated` +
+      ["tests", `${row.tests.passed} passed, ${row.tests.failed} failed of ${row.tests.generated} ` +
+                (sample.statement !== undefined ? "given" : "generated") +
                 (row.tests.dropped ? ` (${row.tests.dropped} dropped)` : "")],
+      ["facets", row.facets && Object.entries(row.facets).map(([k, v]) => `${k} ${v}`).join(" · ")],
       ["lines changed", m && `+${m.added_lines} −${m.deleted_lines} (${m.original_loc} → ${m.revised_loc} lines)`],
       ["time s", `total ${fmt(t.total_s, 2)} · lint ${fmt(t.lint_s, 2)} · prepare ${fmt(t.prepare_s ?? 0, 2)} · ` +
                  `compile ${fmt(t.compile_s, 2)} · tests ${fmt(t.tests_s, 2)}`],
@@ -86,7 +101,7 @@
 
   // The test that decided the verdict: which one, how its run ended, and its three texts (the
   // excerpts arrive escaped and capped by the judge; textContent keeps them inert here).
-  function firstFailure(f) {
+  function firstFailure(f, solved) {
     if (!f) return null;
     const excerpt = (id, name, text, cut) => el("div", {class: "excerpt"}, el("h4", {}, name),
       text === null ? el("p", {class: "note"}, "not run") :
@@ -107,8 +122,10 @@
         .map(([name, value]) => el("tr", {}, el("th", {}, name), el("td", {}, value))))),
       el("div", {class: "excerpts"},
         excerpt("failure-input", "input", f.input_excerpt, f.input_truncated),
-        excerpt("failure-expected", "expected (the original's answer)", f.expected_excerpt, f.expected_truncated),
-        excerpt("failure-output", "output (the revision's)", f.output_excerpt, f.output_truncated)));
+        excerpt("failure-expected", solved ? "expected answer" : "expected (the original's answer)",
+                f.expected_excerpt, f.expected_truncated),
+        excerpt("failure-output", solved ? "output (the solution's)" : "output (the revision's)",
+                f.output_excerpt, f.output_truncated)));
   }
 
   function alertCounts(row) {

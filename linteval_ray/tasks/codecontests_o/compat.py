@@ -24,10 +24,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from linteval_ray.languages.base import CompileCommand, CompileRequest, LanguageSpec, OneJvm, RunRequest
+from linteval_ray.languages.base import CompileCommand, CompileRequest, LanguageSpec, RunRequest
 from linteval_ray.languages.registry import language, register_variant
 
 WALL_S = 20.0  # the harness's run_timeout, per test
+WALL_GRACE_S = 1.0  # our wall clock stops a second later: RLIMIT_CPU ends a computing program first, in one run
 RELATIVE_TOLERANCE = 1e-5
 CXX_FLAGS = ("-std=c++17", "-pipe")
 ONLINE_JUDGE_JVM = "-DONLINE_JUDGE=true"
@@ -95,12 +96,9 @@ def _variants() -> dict[str, str]:
     """Register the profile's C++ and Java (language -> the variant's name)."""
     cpp, java = language("cpp"), language("java")
     names = {"cpp": "cpp+compat", "java": "java+compat"}
-    assert isinstance(java.runner, OneJvm), "Java's runner is one JVM"
-    jvm_flags = (*[flag for flag in java.runner.jvm_flags if flag != ONLINE_JUDGE_JVM], "-ea")
     register_variant(dataclasses.replace(cpp, name=names["cpp"], compile_command=_cpp_compile, compile_flags=CXX_FLAGS))
-    register_variant(dataclasses.replace(
-        java, name=names["java"], compile_command=_java_compile(java), run_argv=_java_run(java),
-        runner=dataclasses.replace(java.runner, jvm_flags=jvm_flags), compile_flags=(*java.compile_flags, "Main.java")))
+    register_variant(dataclasses.replace(java, name=names["java"], compile_command=_java_compile(java),
+                                         run_argv=_java_run(java), compile_flags=(*java.compile_flags, "Main.java")))
     return names
 
 

@@ -37,7 +37,7 @@ from linteval_ray.schema import ResultRow, Status, Verdict
 from linteval_ray.schema.record import to_unicode
 from linteval_ray.schema.result import Limits, Timings
 from linteval_ray.schema.rows import generation_facts
-from linteval_ray.tasks.codecontests_o.compat import WALL_S, compiled_as, harness_accepts
+from linteval_ray.tasks.codecontests_o.compat import WALL_GRACE_S, WALL_S, compiled_as, harness_accepts
 from linteval_ray.tasks.codecontests_o.options import Profile
 from linteval_ray.tasks.codecontests_o.record import TASK_NAME, CodeContestsRecord
 from linteval_ray.tasks.codecontests_o.tests import TestsMissing, given_problem
@@ -48,14 +48,7 @@ from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.failure import HEAD_BYTES
 from linteval_ray.validate.judge.problem import PreparedProblem
 from linteval_ray.validate.judge.records import TestRecord
-from linteval_ray.validate.judge.run import (
-    Audit,
-    JudgeResult,
-    has_fast_path,
-    in_words,
-    judged_tests,
-    same_judgement,
-)
+from linteval_ray.validate.judge.run import Audit, JudgeResult, in_words, judged_tests, same_judgement
 from linteval_ray.validate.sanitize import replace_host_paths, sanitize
 from linteval_ray.validate.scratch import work_dir
 
@@ -88,9 +81,12 @@ class Problem:
 
 
 def problem_context(ctx: JudgeContext, record: CodeContestsRecord) -> JudgeContext:
-    """``ctx`` with the problem's limits: every test's CPU time and memory; compat's wall clock."""
+    """``ctx`` with the problem's limits: every test's CPU time and memory; in compat, the harness's
+    20 s, as CPU time (RLIMIT_CPU ends a program that computes at 20 s, with one run) and a wall
+    clock a second later (a program that waits, or is starved, ends there)."""
     limits = ctx.limits.model_copy(update={"time_floor_s": record.time_limit_s, "memory_mb": record.memory_mb})
-    return dataclasses.replace(ctx, limits=limits, wall_cap_s=WALL_S if record.judge == Profile.COMPAT else None)
+    compat = record.judge == Profile.COMPAT
+    return dataclasses.replace(ctx, limits=limits, wall_cap_s=WALL_S + WALL_GRACE_S if compat else None)
 
 
 class Problems:
@@ -163,9 +159,10 @@ class Problems:
     @staticmethod
     def _self_check(problem: PreparedProblem, ctx: JudgeContext) -> str | None:
         answers = [(name, problem.reference.answer_path(name).read_bytes()) for name in problem.tests.names]
-        for (name, _), (verdict, detail) in zip(answers, check_outputs(answers, problem, ctx), strict=True):
-            if verdict != Verdict.PASSED:
-                return f"on test {name} its checker gives {verdict.value} to the expected answer: {detail}"[:ERROR_CAP]
+        for (name, _), checked in zip(answers, check_outputs(answers, problem, ctx), strict=True):
+            if checked.verdict != Verdict.PASSED:
+                how = "fails" if checked.failed else f"gives {checked.verdict.value}"
+                return f"on test {name} its checker {how} on the expected answer: {checked.message}"[:ERROR_CAP]
         return None
 
 
@@ -211,15 +208,15 @@ class GivenChecks:
             return
         prepared, ctx = self._problem.prepared, self._problem.ctx
         checked = check_outputs([(record.name, output) for record, output in pending], prepared, ctx)
-        for (record, output), (verdict, detail) in zip(pending, checked, strict=True):
+        for (record, output), (verdict, detail, failed) in zip(pending, checked, strict=True):
             if verdict == Verdict.PASSED:
                 record.verdict = Verdict.PASSED
             elif self._compat:
                 _reject(record, output, detail, HARNESS_AND_CHECKER)
-            elif verdict == Verdict.WRONG_ANSWER:
-                _reject(record, output, detail, CHECKER_REJECTED if self._problem.own_checker else TOKENS_REJECTED)
-            else:
+            elif failed:  # it accepts every expected answer (Problems._verify): the output is to blame
                 _reject(record, output, detail, CHECKER_FAILED)
+            else:
+                _reject(record, output, detail, CHECKER_REJECTED if self._problem.own_checker else TOKENS_REJECTED)
 
     def _by_harness_comparison(self, pending: list[tuple[TestRecord, bytes]]) -> list[tuple[TestRecord, bytes]]:
         """Pass the outputs the harness's line comparison accepts; the others, still undecided."""
@@ -250,10 +247,10 @@ def judge_solution(language: str, code: str, problem: Problem, compat: bool, *, 
             return JudgeResult(compile_ok=False, verdict=Verdict.COMPILE_ERROR, detail=outcome.error,
                                tests_generated=count, tests_failed=count, compile_s=outcome.seconds)
         result = judged_tests(outcome.program, problem.prepared, ctx, GivenChecks(problem, compat))
-        if audit and has_fast_path(outcome.program, ctx):
+        if audit and ctx.has_reference:  # judged again in boxes built the reference way
             fast = result
-            reference = ctx.reference_paths()
-            result = judged_tests(outcome.program, problem.prepared, reference, GivenChecks(problem, compat))
+            reference = dataclasses.replace(problem, ctx=ctx.reference())
+            result = judged_tests(outcome.program, problem.prepared, reference.ctx, GivenChecks(reference, compat))
             result.audit = _agreement(fast, result)
             result.tests_s += fast.tests_s
     return result.model_copy(update={"compile_s": outcome.seconds, "tests_generated": count})

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from linteval_ray.languages.registry import language_names
 from linteval_ray.reduce.intervals import bootstrap_ratio
 from linteval_ray.reduce.passk import pass_at_k
 from linteval_ray.schema import Status
@@ -74,7 +75,7 @@ def task_metrics(results: ResultTable) -> dict[str, Any]:
             by_facet[facet][value].append(sample)
     metrics = CodeContestsMetrics(
         overall=group(samples.values()),
-        by_language={language: group(members) for language, members in sorted(by_language.items())},
+        by_language={language: group(by_language[language]) for language in _languages(by_language)},
         by_facet={facet: {value: group(members) for value, members in sorted(values.items())}
                   for facet, values in sorted(by_facet.items(), key=lambda item: _facet_order(item[0]))},
         problems=[SampleRate(sample_id=sample_id, problem_id=s.problem_id, language=s.language, draws=len(s.outcomes),
@@ -108,6 +109,12 @@ def group(samples: Iterable[_Sample]) -> GroupPassAtK:
         scores = [pass_at_k(len(s.outcomes), sum(s.outcomes), k) for s in members]
         ks[f"pass@{k}"] = PassAtK(value=sum(scores) / len(scores), ci=bootstrap_ratio(scores, [1.0] * len(scores)))
     return GroupPassAtK(samples=len(members), draws=draws, pass_at_k=ks)
+
+
+def _languages(seen: Iterable[str]) -> list[str]:
+    """The languages in the registry's order (reports' order), then any other."""
+    known = language_names()
+    return [*(name for name in known if name in seen), *sorted(set(seen) - set(known))]
 
 
 def _facet_order(facet: str) -> int:

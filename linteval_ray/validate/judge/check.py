@@ -1,9 +1,12 @@
 """Check a revision's outputs: the problem's testlib checker on (input, output, answer), in the box.
 
 The checker runs as ``checker input output answer``; its exit code is the verdict: 0 OK, 1 WA,
-2 PE and 4 (extra output, testlib's "dirt") → wrong_answer, 3 FAIL means the checker itself broke
-→ infra_error (not the revision's fault), and anything else (a crash, a timeout, testlib's
-points/partial codes) is a checker crash → infra_error.
+2 PE and 4 (extra output, testlib's "dirt") → wrong_answer. Anything else (3, testlib's FAIL; a
+crash, a timeout, testlib's points/partial codes) means the checker failed on this output: the
+judge then checks the original's own answer to that test (``run.PendingChecks``). If the checker
+accepts it, the output is what broke it, and the test is the revision's wrong_answer, with the
+evidence; else the problem is invalid. Either way the row stays in the score: no output can make
+its revision's row an infra error.
 
 A box costs more CPU to set up and tear down (~23 ms) than a testlib checker's run, so a
 revision's outputs are checked in batches: ``check_batch.c`` runs the checker on each output of a
@@ -17,9 +20,11 @@ check the driver did not report (its box was killed) is run again in a box of it
 
 from __future__ import annotations
 
+import re
 import signal
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from linteval_ray.schema.result import Verdict
 from linteval_ray.validate.judge.context import JudgeContext
@@ -31,8 +36,8 @@ from linteval_ray.validate.judge.problem import (
     checker_mounts,
 )
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
+from linteval_ray.validate.sandbox.box_init import cpu_limit_s
 from linteval_ray.validate.sandbox.native import compiled
-from linteval_ray.validate.sandbox.process import cpu_limit_s
 from linteval_ray.validate.scratch import read_regular_file, work_dir
 
 DETAIL_CAP = 500
@@ -47,7 +52,15 @@ DRIVER_START_S = 5.0
 REPORT_BYTES = 1 << 20
 
 Output = tuple[str, bytes]  # a test's name and the revision's output on it
-Checked = tuple[Verdict, str]  # the verdict and the checker's message
+
+
+class Checked(NamedTuple):
+    """The checker's verdict on one output and its message; ``failed``: the checker itself failed
+    (the verdict is then wrong_answer until its run on the original's answer says otherwise)."""
+
+    verdict: Verdict
+    message: str
+    failed: bool = False
 
 
 def check_outputs(outputs: Sequence[Output], problem: PreparedProblem, ctx: JudgeContext) -> list[Checked]:
@@ -75,14 +88,14 @@ def batches(outputs: Sequence[Output], budget: int) -> Iterator[list[Output]]:
 def check_output(name: str, output: bytes, problem: PreparedProblem, ctx: JudgeContext) -> Checked:
     """One output checked in a box of its own."""
     mounts = checker_mounts(problem.checker, problem.tests, problem.reference)
-    result = ctx.run(checker_argv(problem.checker, name), limits=checker_limits(ctx), mounts=mounts,
+    result = ctx.run(checker_argv(problem.checker, name), limits=checker_limits(problem.checker, ctx), mounts=mounts,
                      files={OUTPUT_FILE: output})
     return checker_verdict(name, result)
 
 
 def check_batch(batch: list[Output], problem: PreparedProblem, ctx: JudgeContext) -> list[Checked]:
     """The outputs of ``batch`` checked one after the other in one box (see the module docstring)."""
-    per_check = checker_limits(ctx)
+    per_check = checker_limits(problem.checker, ctx)
     with work_dir(ctx.scratch, "checks-") as workdir:
         plan = []
         for folder in (OUTPUTS_DIR, STDOUT_DIR, STDERR_DIR):
@@ -98,6 +111,7 @@ def check_batch(batch: list[Output], problem: PreparedProblem, ctx: JudgeContext
             memory_mb=per_check.memory_mb,
             output_bytes=REPORT_BYTES,
             file_size_mb=per_check.file_size_mb,
+            stack_mb=per_check.stack_mb,
         )
         mounts = [*checker_mounts(problem.checker, problem.tests, problem.reference),
                   Mount(src=Path(compiled(DRIVER_SOURCE)), dst=DRIVER)]
@@ -136,16 +150,26 @@ def read_report(stdout: bytes, workdir: Path, limits: RunLimits) -> Iterator[Run
 def checker_verdict(name: str, result: RunResult) -> Checked:
     """The verdict the checker's run gives (see the module docstring)."""
     message = stderr_tail(result)
+    verdict = None if result.timed_out or result.exit_code is None else CHECKER_VERDICTS.get(result.exit_code)
+    if verdict is not None:
+        return Checked(verdict, message)
     if result.timed_out or result.exit_code is None:
-        return Verdict.INFRA_ERROR, f"checker crashed on test {name}: {message or f'signal {result.signal}'}"
-    if result.exit_code == CHECKER_FAIL_EXIT:
-        return Verdict.INFRA_ERROR, f"checker FAIL on test {name}: {message}"
-    verdict = CHECKER_VERDICTS.get(result.exit_code)
-    if verdict is None:
-        return Verdict.INFRA_ERROR, f"checker exited {result.exit_code} on test {name}: {message}"
-    return verdict, message
+        how = f"crashed ({message or f'signal {result.signal}'})" if not result.timed_out else "ran out of time"
+    elif result.exit_code == CHECKER_FAIL_EXIT:
+        how = f"said FAIL ({message})"
+    else:
+        how = f"exited {result.exit_code} ({message})"
+    return Checked(Verdict.WRONG_ANSWER, f"the checker {how} on test {name}", failed=True)
 
 
 def stderr_tail(result: RunResult) -> str:
+    """The last ``DETAIL_CAP`` characters of a run's stderr; a path the cut falls inside is dropped
+    (host paths are replaced in rows later, and half of one would not be)."""
     text = result.stderr.decode("utf-8", "replace").strip()
-    return text[-DETAIL_CAP:]
+    if len(text) <= DETAIL_CAP:
+        return text
+    tail = text[-DETAIL_CAP:]
+    cut_word = re.match(r"\S*", tail)
+    if not text[-DETAIL_CAP - 1].isspace() and cut_word is not None and "/" in cut_word.group():
+        tail = tail[cut_word.end():].lstrip()
+    return tail

@@ -44,7 +44,7 @@ from linteval_ray.languages.registry import language as language_spec
 from linteval_ray.validate.cache import ContentCache
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult
-from linteval_ray.validate.sandbox.process import cpu_limit_s
+from linteval_ray.validate.sandbox.box_init import cpu_limit_s
 from linteval_ray.validate.scratch import disk_is_full, free_bytes, remove_tree, work_dir
 
 log = logging.getLogger(__name__)
@@ -81,9 +81,9 @@ class CompiledProgram(BaseModel):
                              args=tuple(args or ()))
         return self.spec.run_argv(request)
 
-    def address_space_mb(self, memory_mb: int) -> int:
-        """RLIMIT_AS for a run whose memory limit is ``memory_mb`` (the runtime's overhead added)."""
-        return self.spec.address_space_mb(memory_mb)
+    def stack_mb(self, memory_mb: int) -> int | None:
+        """RLIMIT_STACK for a run whose memory limit is ``memory_mb`` (None: the system's default)."""
+        return memory_mb if self.spec.stack_at_memory_limit else None
 
     def env(self) -> dict[str, str]:
         """Environment of every run of this program (the original's and revisions' alike)."""
@@ -175,7 +175,7 @@ def compile_cached(language: str, code: str, ctx: JudgeContext, *, with_testlib:
         "tool" if with_testlib else "compile",  # "tool": single flight, counted apart in the manifest
         language=language,
         code=code,
-        toolchain=ctx.toolchain.toolchain_id,
+        toolchain=ctx.toolchain.language_id(language),
         flags=_compile_key_flags(spec, with_testlib, ctx),
     )
     meta = ctx.cache.get_json(key)
@@ -199,9 +199,12 @@ def compile_cached(language: str, code: str, ctx: JudgeContext, *, with_testlib:
 
 
 def _compile_key_flags(spec: LanguageSpec, with_testlib: bool, ctx: JudgeContext) -> list[object]:
-    """What a compile depends on besides code and toolchain: the language's own flags, and the
-    interpreter's path for a language run from source."""
-    return [spec.flags(with_testlib), with_testlib, ctx.interpreter_path(spec)]
+    """What a compile depends on besides code and toolchain: the language's own flags, the
+    interpreter's path for a language run from source, and the compiler's environment
+    (``GOFLAGS``, ``CGO_ENABLED``, ``SOURCE_DATE_EPOCH`` change what it writes). An empty environment
+    adds nothing: the keys of languages without one stay those of their cached compiles."""
+    env = spec.compile_env()
+    return [spec.flags(with_testlib), with_testlib, ctx.interpreter_path(spec), *([env] if env else [])]
 
 
 # -- precompiled headers -----------------------------------------------------------------------
@@ -302,7 +305,7 @@ def compiler_archive(spec: LanguageSpec, ctx: JudgeContext) -> Path | None:
         return None
     # Every tool's version and hash: coarser than needed, and a rebuild is cheap.
     key = ContentCache.key("compiler-archive", language=spec.name, argv=_warmup_command(spec, ctx).argv,
-                           toolchain=ctx.toolchain.toolchain_id)
+                           toolchain=ctx.toolchain.language_id(spec.name))
     return _built_once(ctx.cache.local_dir / "compiler-archive", key, lambda out: _build_archive(out, spec, ctx))
 
 

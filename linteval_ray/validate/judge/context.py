@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from linteval_ray.config import JavaTests, NativeTests, TestLimits
+from linteval_ray.config import TestLimits
 from linteval_ray.validate.sandbox.base import Mount, RunLimits, RunResult, Sandbox
 from linteval_ray.validate.scratch import work_dir
 
@@ -35,8 +35,6 @@ class JudgeContext:
     limits: TestLimits = field(default_factory=TestLimits)
     jobs: int = 1
     python: str = "/usr/bin/python3"
-    java_tests: JavaTests = "one_jvm"  # see ValidationConfig.java_tests
-    native_tests: NativeTests = "one_box"  # see ValidationConfig.native_tests
     wall_cap_s: float | None = None  # a fixed wall-clock cap per test (a task's profile); None: limits.wall_cap_s
     sandbox_runs: int = 0  # how many programs this context started (tests read it)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -44,9 +42,14 @@ class JudgeContext:
     def __post_init__(self) -> None:
         self.scratch.mkdir(parents=True, exist_ok=True)
 
-    def reference_paths(self) -> JudgeContext:
-        """This context judging every test by the reference paths (a JVM, a box per test)."""
-        return dataclasses.replace(self, java_tests="fresh_jvm", native_tests="fresh_box")
+    def reference(self) -> JudgeContext:
+        """This context with its boxes built the reference way (``Sandbox.reference``: bubblewrap)."""
+        return dataclasses.replace(self, sandbox=self.sandbox.reference())
+
+    @property
+    def has_reference(self) -> bool:
+        """Whether the reference way differs from this context's own (what the audit compares)."""
+        return self.sandbox.reference() is not self.sandbox
 
     def tool_paths(self) -> dict[str, str]:
         """Tool name -> path for compile and run commands; ``python`` is validation.python."""
@@ -67,29 +70,29 @@ class JudgeContext:
         env: dict[str, str] | None = None,
         files: dict[str, bytes] | None = None,
     ) -> RunResult:
-        """Run in a fresh work dir holding ``files``; the dir is gone afterwards."""
+        """Run in a box of its own: with ``files``, in a fresh work dir holding them (gone afterwards),
+        else in a tmpfs of the run's own."""
+        if not files:
+            return self.run_in(None, argv, limits=limits, stdin=stdin, mounts=mounts, env=env)
         with work_dir(self.scratch, "run-") as workdir:
-            for name, data in (files or {}).items():
+            for name, data in files.items():
                 (workdir / name).write_bytes(data)
             return self.run_in(workdir, argv, limits=limits, stdin=stdin, mounts=mounts, env=env)
 
     def run_in(
         self,
-        workdir: Path,
+        workdir: Path | None,
         argv: list[str],
         *,
         limits: RunLimits,
         stdin: bytes | Path | None = None,
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
-        as_pid1: bool = False,
-        fds: tuple[int, ...] = (),
     ) -> RunResult:
         """Run in the caller's ``workdir`` (what the run leaves there is the caller's to read)."""
         with self._lock:
             self.sandbox_runs += 1
-        return self.sandbox.run(argv, workdir=workdir, limits=limits, stdin=stdin, mounts=mounts, env=env,
-                                as_pid1=as_pid1, fds=fds)
+        return self.sandbox.run(argv, workdir=workdir, limits=limits, stdin=stdin, mounts=mounts, env=env)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``fn`` over ``items`` on ``jobs`` threads (each sandbox run is its own process)."""

@@ -1,11 +1,10 @@
 """How long and how big a revision may run on one test, and what says it went past.
 
 Time limit = max(``time_floor_s``, ``time_factor`` x the original's CPU time on that input), on
-the run's own CPU time (user + system of its processes, from rusage), so a busy host slows a
-program without failing it; a wall-clock cap of ``WALL_CAP_FACTOR`` x the limit +
+the run's own CPU time (user + system of every process of its box, as its init reaped them), so a
+busy host slows a program without failing it; a wall-clock cap of ``WALL_CAP_FACTOR`` x the limit +
 ``WALL_CAP_EXTRA_S`` stops sleepers. Memory and output limits from ``TestLimits``. The same for a
-test in a box of its own (``run.run_one_test``), in a revision's one box (``native_runner``) and
-for the original's reference runs (``problem.py``).
+revision's tests (``run.run_one_test``) and the original's reference runs (``problem.py``).
 
 Memory is the memory a run uses: where the sandbox has a memory cgroup per run
 (``Sandbox.counts_memory``: as root), C++ and Python runs have no address-space limit and their
@@ -13,7 +12,10 @@ processes may use the memory limit together; the kernel's OOM killer ends them p
 whose stack glibc reserves at RLIMIT_STACK (the memory limit, for deep recursion) costs what it
 touches, as on a judge that measures memory used. A JVM reserves far more address space than it
 uses: Java keeps its address-space allowance (``-Xmx`` bounds the heap at the memory limit) and its
-cgroup the same bound. Without memory cgroups every run is bounded by its address space, as before.
+cgroup the same bound (``LanguageSpec.memory_overhead_mb``: memory the runtime itself uses). A runtime
+that only reserves address space up front (``address_space_reserve_mb``: Go) gets no address-space
+limit under a cgroup, and its cgroup stays at the memory limit. Without memory cgroups every run is
+bounded by its address space (the memory limit, the runtime's overhead and its reservation).
 ``memory_limit`` is decided from the kernel's counts only (``memory_evidence``), never from what a
 program prints.
 """
@@ -60,17 +62,18 @@ def test_run_limits(program: CompiledProgram, limit_s: float, ctx: JudgeContext)
         resident_mb=resident,
         output_bytes=ctx.limits.output_mb << 20,
         file_size_mb=ctx.limits.output_mb,
+        stack_mb=program.stack_mb(ctx.limits.memory_mb),
     )
 
 
 def run_memory(program: CompiledProgram, ctx: JudgeContext) -> tuple[int | None, int | None]:
     """RLIMIT_AS and the memory cgroup's limit of a run of ``program`` (see the module docstring)."""
-    address_space = program.address_space_mb(ctx.limits.memory_mb)
+    spec, memory = program.spec, ctx.limits.memory_mb
     if not ctx.sandbox.counts_memory:
-        return address_space, None
-    if address_space > ctx.limits.memory_mb:  # a runtime that reserves beyond its memory limit: the JVM
-        return address_space, address_space
-    return None, ctx.limits.memory_mb
+        return spec.address_space_mb(memory), None
+    if spec.memory_overhead_mb:  # a runtime with memory of its own beyond the limit: the JVM keeps both bounds
+        return spec.address_space_mb(memory), spec.used_memory_mb(memory)
+    return None, memory  # what a runtime only reserves (Go's arenas) costs nothing under a cgroup
 
 
 def memory_evidence(result: RunResult, memory_mb: int, language: Language) -> str | None:

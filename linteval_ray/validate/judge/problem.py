@@ -163,7 +163,7 @@ def build_tests(record: LintEvalRecord, ctx: JudgeContext) -> TestSet:
         generator=record.generator,
         validator=record.validator,
         commands=[command.model_dump() for command in commands],
-        toolchain=ctx.toolchain.toolchain_id,
+        toolchain=ctx.toolchain.language_id(testlib_language().name),
         flags=testlib_language().flags(for_tools=True),
         wall_s=ctx.limits.reference_time_limit_s,
         output_mb=ctx.limits.output_mb,
@@ -254,6 +254,7 @@ def _generate_one(
         memory_mb=TOOL_MEMORY_MB,
         output_bytes=ctx.limits.output_mb << 20,
         file_size_mb=ctx.limits.output_mb,
+        stack_mb=generator.stack_mb(TOOL_MEMORY_MB),
     )
     generated = ctx.run(generator.argv(TOOL_MEMORY_MB, command.args), limits=tool_limits, mounts=[generator.mount()])
     if not generated.ok:
@@ -278,13 +279,15 @@ def run_reference(language: Language, code: str, tests: TestSet, ctx: JudgeConte
         language=language,
         code=code,
         tests=tests.key,
-        toolchain=ctx.toolchain.toolchain_id,
+        toolchain=ctx.toolchain.language_id(language),
         wall_s=ctx.limits.reference_time_limit_s,
         memory_mb=ctx.limits.memory_mb,
         memory_used=ctx.sandbox.counts_memory,  # memory counted as used (a cgroup) or as address space
         output_mb=ctx.limits.output_mb,
         python=ctx.interpreter_path(spec),
-        python_env=dict(spec.output_env) or None,  # e.g. PYTHONHASHSEED: the answers depend on it
+        # Every run's environment (PYTHONHASHSEED, a runtime's GODEBUG...): the answers depend on it. The key's
+        # name is older than languages with a runtime environment; renaming it would drop every cached answer.
+        python_env=spec.run_env() or None,
     )
     directory = ctx.cache.get_dir(key)
     if directory is None:
@@ -320,6 +323,7 @@ def _answer_tests(program: CompiledProgram, tests: TestSet, staging: Path, ctx: 
         resident_mb=resident,
         output_bytes=ctx.limits.output_mb << 20,
         file_size_mb=ctx.limits.output_mb,
+        stack_mb=program.stack_mb(ctx.limits.memory_mb),
     )
 
     def answer(name: str) -> RunResult:
@@ -358,12 +362,13 @@ def checker_mounts(checker: CompiledProgram, tests: TestSet, reference: Referenc
     ]
 
 
-def checker_limits(ctx: JudgeContext) -> RunLimits:
+def checker_limits(checker: CompiledProgram, ctx: JudgeContext) -> RunLimits:
     return RunLimits(
         wall_s=ctx.limits.reference_time_limit_s,
         memory_mb=TOOL_MEMORY_MB,
         output_bytes=1 << 20,
         file_size_mb=ctx.limits.output_mb,
+        stack_mb=checker.stack_mb(TOOL_MEMORY_MB),
     )
 
 
@@ -373,7 +378,7 @@ def verify_checker(checker: CompiledProgram, tests: TestSet, reference: Referenc
     verdict = ctx.cache.get_json(key)
     if verdict is None:
         name = reference.tests[0].name
-        result = ctx.run(checker_argv(checker, name), limits=checker_limits(ctx),
+        result = ctx.run(checker_argv(checker, name), limits=checker_limits(checker, ctx),
                          mounts=checker_mounts(checker, tests, reference),
                          files={OUTPUT_FILE: reference.answer_path(name).read_bytes()})
         verdict = {"ok": result.ok, "why": "" if result.ok else f"test {name}: {_tail(result)}"}

@@ -34,7 +34,6 @@ class TestRecord(BaseModel):
     peak_rss_mb: float | None = None
     output_head: bytes = b""
     output_more: bool = False
-    warm: bool = False  # judged from a run in a revision's one box or one JVM (not a box of its own)
 
 
 class OutputChecks(Protocol):

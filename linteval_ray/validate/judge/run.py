@@ -4,24 +4,12 @@ Per test: the time, wall-clock, memory and output limits of ``limits.py``. The o
 run that ended normally then goes to the problem's testlib checker (``check.py``: its exit code
 is the verdict), a batch of outputs per box.
 
-Tests run ``ctx.jobs`` at a time (every run is its own sandboxed process). After the
-first time limit no new test starts: the ones not yet started count as failed
-(``skipped``), so a hanging revision costs about one time limit per job, not one per
-test. The first failing test in test order decides the verdict; tests start in order,
-so every test before a time limit has run. That test is described in ``first_failure``
-(``failure.py``).
-
-First, the tests run one after the other in one box per revision: C++ and Python
-(``validation.native_tests: one_box``, the default) under ``native_runner``, Java
-(``validation.java_tests: one_jvm``, the default) in one JVM under ``java_runner``. The tests
-before the first one that did not end normally there (or left something behind) are checked
-from its outputs, and that test and the later ones run as above, a box each, so every verdict
-other than a checked output comes from the box-per-test path. One exception: when the test the
-native runner stopped at ran out of CPU time, a time limit the box-per-test path would not repeat
-(``is_borderline_time_limit``), it is scored as that path scores such a run and the later tests
-are skipped: a time limit costs one run, not two. With ``ctx.jobs`` > 1 the box-per-test path may
-have started a later test already (which did is the host's timing), so such a revision's counts
-may differ between the paths, never its verdict.
+Tests run ``ctx.jobs`` at a time, each in a box of its own (``Sandbox.run``: fresh namespaces,
+tmpfs's, cgroups and, for Java, a fresh JVM; nothing of one test reaches another). After the
+first time limit no new test starts: the ones not yet started count as failed (``skipped``), so a
+hanging revision costs about one time limit per job, not one per test. The first failing test in
+test order decides the verdict; tests start in order, so every test before a time limit has run.
+That test is described in ``first_failure`` (``failure.py``).
 
 Counts: ``tests_generated`` = generator command lines = passed + failed + dropped, where
 dropped = inputs lost before judging (generator failure, validator reject, duplicate,
@@ -38,19 +26,15 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from linteval_ray.config import TestLimits
-from linteval_ray.languages.base import OneBox, OneJvm
 from linteval_ray.schema.record import Language
 from linteval_ray.schema.result import FirstFailure, Verdict
-from linteval_ray.validate.judge.check import BATCH_BUDGET_CAPS, DETAIL_CAP, check_outputs, stderr_tail
+from linteval_ray.validate.judge.check import BATCH_BUDGET_CAPS, DETAIL_CAP, check_output, check_outputs, stderr_tail
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_program
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.failure import HEAD_BYTES, first_failure
-from linteval_ray.validate.judge.java_runner import fits_one_jvm, run_in_one_jvm
 from linteval_ray.validate.judge.limits import memory_evidence, test_run_limits, time_limit_s
-from linteval_ray.validate.judge.native_runner import fits_one_box, run_in_one_box
-from linteval_ray.validate.judge.problem import PreparedProblem
+from linteval_ray.validate.judge.problem import PreparedProblem, ProblemError, ProblemErrorKind
 from linteval_ray.validate.judge.records import OutputChecks, ReferenceTest, TestRecord
-from linteval_ray.validate.judge.warm import WarmRun, WarmTest
 from linteval_ray.validate.sandbox.base import RunResult
 from linteval_ray.validate.scratch import work_dir
 
@@ -61,10 +45,10 @@ CPU_KILL_SIGNALS = (signal.SIGXCPU, signal.SIGKILL)
 
 
 class Audit(BaseModel):
-    """A revision judged by the fast path and by the reference path (``validate/audit.py``)."""
+    """A revision judged in the box server's boxes and in bubblewrap's (``validate/audit.py``)."""
 
     agreed: bool
-    fast: str = Field(description="the fast path's judgement, in words (for the log)")
+    fast: str = Field(description="the box server's judgement, in words (for the log)")
 
 
 class JudgeResult(BaseModel):
@@ -79,7 +63,6 @@ class JudgeResult(BaseModel):
     tests_dropped: int = 0
     tests_skipped: int = Field(default=0, description="not started after a time limit (counted in failed)")
     tests: list[TestRecord] = Field(default_factory=list)
-    warm_tests: int = Field(default=0, description="tests judged from a run in one box or one JVM per revision")
     first_failure: FirstFailure | None = None
     compile_s: float = 0.0
     tests_s: float = 0.0
@@ -99,8 +82,8 @@ class JudgeResult(BaseModel):
 
 def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx: JudgeContext, *,
                    audit: bool = False) -> JudgeResult:
-    """Compile ``code`` and judge it on ``problem``'s tests. ``audit``: where a fast path judged it, judge
-    it again by the reference path, and return that judgement with whether the two agreed."""
+    """Compile ``code`` and judge it on ``problem``'s tests. ``audit``: judge it again in boxes built the
+    reference way (``JudgeContext.reference``), and return that judgement with whether the two agreed."""
     counts = {"tests_generated": problem.tests_generated, "tests_dropped": problem.tests_dropped}
     with work_dir(ctx.scratch, "revision-") as tmp:
         outcome = compile_program(language, code, ctx, Path(tmp) / "prog")
@@ -116,8 +99,8 @@ def judge_revision(language: Language, code: str, problem: PreparedProblem, ctx:
         if not problem.reference.tests:
             return JudgeResult(compile_ok=True, verdict=Verdict.NO_TESTS, compile_s=outcome.seconds, **counts)
         result = judged_tests(outcome.program, problem, ctx)
-        if audit and has_fast_path(outcome.program, ctx):
-            fast, result = result, judged_tests(outcome.program, problem, ctx.reference_paths())
+        if audit and ctx.has_reference:
+            fast, result = result, judged_tests(outcome.program, problem, ctx.reference())
             result.audit = Audit(agreed=same_judgement(fast, result), fast=in_words(fast))
             result.tests_s += fast.tests_s
     return result.model_copy(update={"compile_s": outcome.seconds, **counts})
@@ -139,10 +122,15 @@ def judged_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeC
         tests_failed=sum(r.verdict != Verdict.PASSED for r in records),
         tests_skipped=sum(r.verdict is None for r in records),
         tests=records,
-        warm_tests=sum(r.warm for r in records),
         first_failure=failure,
         tests_s=tests_s,
     )
+
+
+def program_broke_the_sandbox(first: Exception, second: Exception) -> JudgeResult:
+    """A revision our sandbox failed on twice, with the canaries passing between: the program's failure."""
+    evidence = f"the sandbox failed on it twice, its canaries passing between: {first}; then {second}"
+    return JudgeResult(compile_ok=True, verdict=Verdict.RUNTIME_ERROR, detail=evidence[:DETAIL_CAP])
 
 
 def same_judgement(a: JudgeResult, b: JudgeResult) -> bool:
@@ -159,7 +147,7 @@ def in_words(result: JudgeResult) -> str:
 
 class PendingChecks:
     """Outputs of runs that ended normally, checked in batches (``check.py``): at the end, or as
-    soon as they hold more than the batch budget. ``run_fresh``'s threads add to it."""
+    soon as they hold more than the batch budget. ``run_tests``' threads add to it."""
 
     def __init__(self, problem: PreparedProblem, ctx: JudgeContext) -> None:
         self._problem, self._ctx = problem, ctx
@@ -188,77 +176,40 @@ class PendingChecks:
 
     def _check(self, pending: list[tuple[TestRecord, bytes]]) -> None:
         checked = check_outputs([(record.name, output) for record, output in pending], self._problem, self._ctx)
-        for (record, output), (verdict, detail) in zip(pending, checked, strict=True):
+        for (record, output), (verdict, detail, failed) in zip(pending, checked, strict=True):
             record.verdict, record.detail = verdict, detail
-            if verdict == Verdict.WRONG_ANSWER:
+            if failed:
+                self._blame_the_output(record.name, detail)
+                record.evidence = (f"{detail}, which accepts the original's answer to that test: the output is what "
+                                   "it failed on")
+            elif verdict == Verdict.WRONG_ANSWER:
                 record.evidence = "the problem's checker rejected the output"
             if verdict != Verdict.PASSED:
                 record.output_head, record.output_more = output[:HEAD_BYTES], len(output) > HEAD_BYTES
 
+    def _blame_the_output(self, name: str, failure: str) -> None:
+        """The checker failed on a revision's output to test ``name``: unless it also fails on the original's
+        own answer there (the problem is then invalid: ``ProblemError``), the output is to blame."""
+        answer = self._problem.reference.answer_path(name).read_bytes()
+        if check_output(name, answer, self._problem, self._ctx).verdict != Verdict.PASSED:
+            raise ProblemError(ProblemErrorKind.CHECKER_REJECTS_REFERENCE,
+                               f"the checker does not accept the original's own answer to test {name} ({failure})")
+
 
 def run_tests(program: CompiledProgram, problem: PreparedProblem, ctx: JudgeContext,
               checks: OutputChecks | None = None) -> list[TestRecord]:
-    """Every reference test in order; none starts after the first (confirmed) time limit.
-    The tests that end normally in one box (``native_runner``; Java: one JVM, ``java_runner``)
-    first, the rest each in a box of its own. ``checks`` judges the outputs (default: the problem's
-    checker, ``PendingChecks``)."""
-    tests = problem.reference.tests
+    """Every reference test in order, each in a box of its own; none starts after the first (confirmed)
+    time limit. The outputs of runs that ended normally are judged by ``checks``: by default the
+    problem's checker, in batches (``PendingChecks``)."""
     checks = checks if checks is not None else PendingChecks(problem, ctx)
-    limits = [time_limit_s(test, ctx) for test in tests]
-    ran = run_in_one_runner(program, list(zip(tests, limits, strict=True)), problem, ctx)
-    records = [warm_record(run, limit, checks) for run, limit in zip(ran.kept, limits, strict=False)]
-    rest, rest_limits = tests[len(records):], limits[len(records):]
-    if ran.out_of_time is not None and rest:
-        record, _ = judged_run(ran.out_of_time, program, rest[0], rest_limits[0], ctx)
-        record.warm = True
-        if record.verdict == Verdict.TIME_LIMIT and not is_borderline_time_limit(record):
-            skipped = [skipped_record(test, limit) for test, limit in zip(rest[1:], rest_limits[1:], strict=True)]
-            checks.finish()
-            return [*records, record, *skipped]
-    records += run_fresh(program, rest, problem, ctx, checks, first_ran_once=ran.next_ran_to_wall_cap)
-    checks.finish()
-    return records
-
-
-def has_fast_path(program: CompiledProgram, ctx: JudgeContext) -> bool:
-    """Whether the settings and the program let its language's runner (``LanguageSpec.runner``)
-    judge its tests in one box."""
-    runner = program.spec.runner
-    if isinstance(runner, OneJvm):
-        return ctx.java_tests == "one_jvm" and fits_one_jvm(program)
-    if isinstance(runner, OneBox):
-        return ctx.native_tests == "one_box" and fits_one_box(program, ctx)
-    return False
-
-
-def run_in_one_runner(
-    program: CompiledProgram, tests: list[tuple[ReferenceTest, float]], problem: PreparedProblem, ctx: JudgeContext
-) -> WarmRun:
-    """What a runner judged in one box, when the settings and the program allow one."""
-    if not has_fast_path(program, ctx):
-        return WarmRun()
-    if isinstance(program.spec.runner, OneJvm):
-        return WarmRun(kept=run_in_one_jvm(program, tests, problem.tests, ctx))
-    return run_in_one_box(program, tests, problem.tests, ctx)
-
-
-def run_fresh(
-    program: CompiledProgram, tests: list[ReferenceTest], problem: PreparedProblem, ctx: JudgeContext,
-    checks: OutputChecks, *, first_ran_once: bool = False,
-) -> list[TestRecord]:
-    """Each test in a process of its own; the outputs to check go to ``checks``. ``first_ran_once``:
-    the first test already ran once to its wall-clock cap (in a runner's box), so the run here is
-    the repeat a borderline time limit gets, and it decides; it runs before the others start, as
-    with one job (a likely time limit: the tests after it are skipped, not run beside it)."""
     stop = threading.Event()
-    repeated = {tests[0].name} if first_ran_once and tests else set()
 
     def one(test: ReferenceTest) -> TestRecord:
         limit = time_limit_s(test, ctx)
         if stop.is_set():
             return skipped_record(test, limit)
         record, output = run_one_test(program, test, limit, problem, ctx)
-        if is_borderline_time_limit(record) and test.name not in repeated:
+        if is_borderline_time_limit(record):
             record, output = run_one_test(program, test, limit, problem, ctx)
         if record.verdict == Verdict.TIME_LIMIT:
             stop.set()
@@ -266,9 +217,9 @@ def run_fresh(
             checks.add(record, output)
         return record
 
-    if repeated:
-        return [one(tests[0]), *ctx.map(one, tests[1:])]
-    return ctx.map(one, tests)
+    records = ctx.map(one, problem.reference.tests)
+    checks.finish()
+    return records
 
 
 def is_borderline_time_limit(record: TestRecord) -> bool:
@@ -281,14 +232,6 @@ def is_borderline_time_limit(record: TestRecord) -> bool:
     return record.cpu_s < CPU_USED_SHARE * record.time_limit_s or record.signal not in CPU_KILL_SIGNALS
 
 
-def warm_record(run: WarmTest, limit_s: float, checks: OutputChecks) -> TestRecord:
-    """A test that ended normally in a runner (exit 0, under its limits): its output to check."""
-    record = TestRecord(name=run.name, verdict=None, time_limit_s=limit_s, wall_s=run.wall_s, cpu_s=run.cpu_s,
-                        exit_code=0, warm=True)
-    checks.add(record, run.stdout)
-    return record
-
-
 def skipped_record(test: ReferenceTest, limit_s: float) -> TestRecord:
     return TestRecord(name=test.name, verdict=None, time_limit_s=limit_s, detail="skipped after a time limit",
                       evidence="not run: an earlier test reached its time limit")
@@ -297,8 +240,8 @@ def skipped_record(test: ReferenceTest, limit_s: float) -> TestRecord:
 def run_one_test(
     program: CompiledProgram, test: ReferenceTest, limit_s: float, problem: PreparedProblem, ctx: JudgeContext
 ) -> tuple[TestRecord, bytes | None]:
-    """A test's run in a box of its own: its record, and its output when the run ended normally
-    (the record's verdict is the checker's, still to come), else the run's verdict is set."""
+    """A test's run: its record, and its output when the run ended normally (the record's verdict is
+    the checker's, still to come), else the run's verdict is set."""
     result = ctx.run(
         program.argv(ctx.limits.memory_mb),
         limits=test_run_limits(program, limit_s, ctx),

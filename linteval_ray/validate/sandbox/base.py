@@ -2,10 +2,10 @@
 
 Every untrusted program (revisions, originals, generators, validators,
 checkers, and the compilers and linters that read untrusted source) runs
-through ``Sandbox.run``. Inside the box the per-run work directory is mounted
-read-write at ``BOX_DIR`` and is the current directory; nothing else of the host
-is writable, and only what a backend binds read-only (system toolchains and the
-``mounts`` a caller passes) is visible.
+through ``Sandbox.run``. Inside the box ``BOX_DIR`` is the current directory: the
+run's work directory (read-write) when the caller needs what the run leaves there,
+else a tmpfs of the run's own; nothing else of the host is writable, and only what a
+backend binds read-only (system toolchains and the ``mounts`` a caller passes) is visible.
 """
 
 from __future__ import annotations
@@ -44,10 +44,11 @@ class RunLimits(BaseModel):
         "cgroup where the sandbox has them (Sandbox.counts_memory); None: not counted")
     output_bytes: int = Field(default=64 << 20, description="cap on captured stdout (and stderr)")
     file_size_mb: int = Field(default=64, description="RLIMIT_FSIZE")
-    tmp_mb: int = Field(default=64, description="size of the box's /tmp, a tmpfs (its pages are host RAM); "
-                        "bwrap as root only")
+    tmp_mb: int = Field(default=64, description="size of each of the box's tmpfs's: /tmp, /dev/shm, and /box "
+                        "without a work dir (their pages are memory the run uses)")
     nproc: int = Field(default=64, description="RLIMIT_NPROC for the sandbox uid")
     nofile: int = Field(default=256, description="RLIMIT_NOFILE")
+    stack_mb: int | None = Field(default=None, description="RLIMIT_STACK; None: the system's default")
 
 
 class RunResult(BaseModel):
@@ -88,8 +89,6 @@ class Sandbox(ABC):
     """Runs one command in isolation and reports how it ended."""
 
     name: ClassVar[str]
-    # Whether a run can be the box's pid 1 (``as_pid1``): a pid namespace of its own per run.
-    pid_namespace: ClassVar[bool] = False
 
     @property
     def counts_memory(self) -> bool:
@@ -101,24 +100,25 @@ class Sandbox(ABC):
         self,
         argv: list[str],
         *,
-        workdir: Path,
+        workdir: Path | None,
         limits: RunLimits,
         stdin: bytes | Path | None = None,
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
-        as_pid1: bool = False,
-        fds: tuple[int, ...] = (),
     ) -> RunResult:
-        """Run ``argv`` with ``workdir`` mounted at ``BOX_DIR`` (cwd); never raises for the
-        program's own failures, only for the sandbox's (``SandboxError``). ``as_pid1``: ``argv``
-        itself is the box's pid 1 (it must reap what it starts); only where ``pid_namespace``.
-        ``fds``: open descriptors the program inherits at the same numbers (a trusted pid 1 that
-        must not expose them); the sandbox closes them once the run has started."""
+        """Run ``argv`` in a box of its own, with ``workdir`` (or, for None, a tmpfs of its own) at
+        ``BOX_DIR`` (cwd); never raises for the program's own failures, only for the sandbox's
+        (``SandboxError``)."""
 
     @classmethod
     @abstractmethod
     def open(cls, setup: SandboxSetup) -> Sandbox:
         """A ready sandbox of this kind; ``SandboxError`` naming the fix when it cannot work here."""
+
+    def reference(self) -> Sandbox:
+        """This sandbox with its boxes built the reference way (what the audit holds a faster builder
+        against); itself where there is only one way."""
+        return self
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release held resources (e.g. the claimed sandbox uid)."""

@@ -1,35 +1,34 @@
-"""BwrapSandbox: bubblewrap namespaces + rlimits + a dedicated uid.
+"""BwrapSandbox: a box of its own for every run, as a dedicated uid with no privileges.
 
-The box's root is an empty tmpfs holding read-only binds of only what programs
-need (/usr and the merged-usr links, a few /etc files for the dynamic linker and
-the JVM), a fresh /proc and /dev, a private /tmp, the run's workdir at /box,
-and the caller's mounts. Nothing else of the host exists inside.
+Every run gets a fresh world: new pid, mount, network, IPC, UTS and cgroup namespaces, a root built
+from the sandbox's layout (``layout.py``: read-only system folders and tools, a fresh /proc and
+/dev, tmpfs's for /tmp, /dev/shm and, unless it has a work dir, /box), memory cgroups of its own,
+and the box's init (``box_init.c``) as its pid 1, which starts the run as a uid of this sandbox's own
+with no capabilities, its rlimits and the seccomp filter, and ends every process of the box with it.
 
-As root, bwrap runs privileged WITHOUT a user namespace (a user namespace would
-map the box's root to the host's root) and the box's init (``box_init``) starts the
-program as a uid of this sandbox's own, with no capabilities and no_new_privs.
-Runs that overlap (a worker runs tests, checkers and linters on several threads) get
-different uids: RLIMIT_NPROC is counted per uid, and the sweep after a killed run kills
-every process of its uid, so a shared uid would let one run's fork bomb or timeout fail
-a neighbour.
-Dropping the uid inside the box (rather than running bwrap itself as that uid)
-lets bwrap bind host paths the sandbox uid cannot traverse, e.g. caches under
-/root. When not root, bwrap runs as the caller in a user namespace, as its root, and the
-init enters a child namespace that maps the caller's uid (see ``box_init.c``). In both
-modes the init sizes the box's /tmp and installs the seccomp filter before the program.
+Two builders make the same box from the same layout:
+- the box server (``box_server.py``), as root: one small process clones each box (a fork's cost);
+- bubblewrap, one exec per run: without root (it builds the box in a user namespace of its own,
+  where the init enters a child namespace mapping the caller's uid), and as the reference the audit
+  and the tests hold the server's boxes against (``reference()``).
+
+Runs that overlap (a worker runs tests, checkers and linters on several threads) get different uids:
+RLIMIT_NPROC is counted per uid, so a shared uid would let one run's fork bomb fail a neighbour.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import platform
 import shutil
 import stat
-import subprocess
+import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Literal
 
 from linteval_ray.validate.sandbox.base import (
     BOX_DIR,
@@ -41,24 +40,15 @@ from linteval_ray.validate.sandbox.base import (
     SandboxSetup,
     register_sandbox,
 )
-from linteval_ray.validate.sandbox.box_init import BOX_PATH, READY, box_init_argv, box_init_binary
+from linteval_ray.validate.sandbox.box_init import InitOptions, box_init_binary
+from linteval_ray.validate.sandbox.box_server import BoxServer
 from linteval_ray.validate.sandbox.cgroup import MemoryCgroups, RunCgroup
-from linteval_ray.validate.sandbox.process import build_env, prlimit_argv, read_available, run_limited
+from linteval_ray.validate.sandbox.layout import INIT_PATH, Op, bwrap_args, run_ops, skeleton
+from linteval_ray.validate.sandbox.process import ChildProcess, Pipes, Started, Supervised, build_env, supervise
 from linteval_ray.validate.sandbox.seccomp import box_filter, filter_fd
-from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid, kill_processes_of_uid
+from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid
 
 log = logging.getLogger(__name__)
-
-TIMEOUT = "/usr/bin/timeout"  # coreutils
-
-# Merged-usr top-level entries: symlinks on Debian 12, directories elsewhere.
-_USR_LINKS = ("/bin", "/lib", "/lib64", "/sbin", "/lib32", "/libx32")
-# /etc entries programs need: the linker cache, `java`/`javac` alternatives,
-# and the JVM's config (its lib/jvm.cfg and conf/ are symlinks into /etc).
-_ETC_ENTRIES = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/java-17-openjdk")
-_PROC_HIDDEN = ("/proc/key-users", "/proc/keys")
-# Box paths a caller mount may not replace.
-_RESERVED = ("/", "/usr", "/proc", "/dev", "/tmp", "/etc", BOX_DIR, BOX_PATH)
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) "
@@ -67,26 +57,26 @@ INSTALL_HINT = (
     "kernel.apparmor_restrict_unprivileged_userns=0), or opt out explicitly with "
     "validation.sandbox: rlimits and validation.allow_unsafe_sandbox: true (UNSAFE: no isolation)"
 )
+PROBE_LIMITS = RunLimits(wall_s=30)
 
 
 @register_sandbox
 class BwrapSandbox(Sandbox):
-    """Runs each command in fresh bubblewrap namespaces as a dedicated uid."""
+    """A fresh box per run (see the module docstring); as root the box server builds them."""
 
     name = "bwrap"
-    pid_namespace = True
 
-    def __init__(self, bwrap: str | None = None, *, extra_ro_binds: Iterable[str | Path] = ()) -> None:
+    def __init__(self, bwrap: str | None = None, *, extra_ro_binds: Iterable[str | Path] = (),
+                 builder: Literal["server", "bwrap"] | None = None) -> None:
+        """``builder``: who builds the boxes (default: the box server as root, else bubblewrap)."""
         self.bwrap = bwrap or shutil.which("bwrap") or ""
-        if not self.bwrap or not os.access(self.bwrap, os.X_OK):
-            raise SandboxError(f"bubblewrap (bwrap) not found: {INSTALL_HINT}")
         self.privileged = os.geteuid() == 0
-        self._init = box_init_binary()
-        self._extra_ro_binds = [Path(p) for p in extra_ro_binds]
-        for path in self._extra_ro_binds:
+        extra = [Path(p) for p in extra_ro_binds]
+        for path in extra:
             if not path.is_absolute():
                 raise SandboxError(f"extra read-only bind {path} must be an absolute path")
             self._check_visible(path)
+        self._layout = skeleton(box_init_binary(), extra)
         self._seccomp = box_filter()
         if self._seccomp is None:
             log.warning("no seccomp filter for %s: programs may create user namespaces, use the keyring, "
@@ -96,17 +86,45 @@ class BwrapSandbox(Sandbox):
         self._idle: list[int] = [c.uid for c in self._claims]
         self._uid_lock = threading.Lock()
         self._closed = False
-        self._skeleton = self._skeleton_args()
-        self._probe()
         self._cgroup_leftovers: list[RunCgroup] = []
         self._cgroups, why = MemoryCgroups.find()
         if self._cgroups is None:
             log.info("no memory cgroup per run (%s): programs' memory is bounded by their address space", why)
+        self._server: BoxServer | None = None
+        self._bwrap_per_run = not self.privileged or builder == "bwrap"
+        if builder == "server" and not self.privileged:
+            raise SandboxError("the box server needs root: without it bubblewrap builds the boxes")
+        try:
+            if not self._bwrap_per_run:
+                self._server = BoxServer(Path(tempfile.gettempdir()), self._layout, build_env(None))
+            if not (self.bwrap and os.access(self.bwrap, os.X_OK)):
+                if self._bwrap_per_run:
+                    raise SandboxError(f"bubblewrap (bwrap) not found: {INSTALL_HINT}")
+                log.warning("bubblewrap (bwrap) not found: the box server builds every box, and the audit has no "
+                            "reference builder to hold them against (apt-get install bubblewrap)")
+            self._probe()
+        except BaseException:
+            self.close()
+            raise
 
     @classmethod
     def open(cls, setup: SandboxSetup) -> BwrapSandbox:
         """The toolchain's bwrap (else the one on PATH), its tools and ``setup.ro_binds`` bound read-only."""
         return cls(setup.toolchain.bwrap if setup.toolchain else None, extra_ro_binds=setup.ro_binds)
+
+    def reference(self) -> BwrapSandbox:
+        """This sandbox with every box built by bubblewrap (the same uids, cgroups and layout): the
+        reference the box server's boxes are held against (the audit, the tests)."""
+        if self._bwrap_per_run or not (self.bwrap and os.access(self.bwrap, os.X_OK)):
+            return self
+        view = copy.copy(self)
+        view._bwrap_per_run = True
+        return view
+
+    @property
+    def builder(self) -> str:
+        """Who builds this sandbox's boxes: "server" or "bwrap"."""
+        return "bwrap" if self._bwrap_per_run else "server"
 
     @property
     def counts_memory(self) -> bool:
@@ -126,114 +144,106 @@ class BwrapSandbox(Sandbox):
         self,
         argv: list[str],
         *,
-        workdir: Path,
+        workdir: Path | None,
         limits: RunLimits,
         stdin: bytes | Path | None = None,
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
-        as_pid1: bool = False,
-        fds: tuple[int, ...] = (),
     ) -> RunResult:
         if self._closed:
             raise SandboxError("sandbox is closed")
-        workdir = Path(workdir).resolve()
-        if not workdir.is_dir():
-            raise SandboxError(f"workdir {workdir} is not a directory")
-        mount_args = [arg for mount in mounts or [] for arg in self._mount_args(mount)]
+        if workdir is not None:
+            workdir = Path(workdir).resolve()
+            if not workdir.is_dir():
+                raise SandboxError(f"workdir {workdir} is not a directory")
+        ops = run_ops(workdir, mounts or [])
+        for mount in mounts or []:
+            self._check_visible(Path(mount.src).resolve())
         uid = self._take_uid()
         try:
-            return self._run_as(uid, argv, workdir, limits, stdin, mount_args, env, as_pid1, fds)
+            if self.privileged and workdir is not None:
+                _give_to_uid(workdir, uid)
+            return self._run_as(uid, argv, workdir, ops, limits, stdin, env)
         finally:
             self._give_back_uid(uid)
 
-    def _run_as(
-        self,
-        uid: int,
-        argv: list[str],
-        workdir: Path,
-        limits: RunLimits,
-        stdin: bytes | Path | None,
-        mount_args: list[str],
-        env: dict[str, str] | None,
-        as_pid1: bool,
-        fds: tuple[int, ...],
-    ) -> RunResult:
-        if self.privileged:
-            _give_to_uid(workdir, uid)
+    def _run_as(self, uid: int, argv: list[str], workdir: Path | None, ops: list[Op], limits: RunLimits,
+                stdin: bytes | Path | None, env: dict[str, str] | None) -> RunResult:
         cgroup = self._cgroups.create(limits.resident_mb) if self._cgroups and limits.resident_mb else None
         try:
-            result = self._run_in_box(uid, argv, workdir, limits, stdin, mount_args, env, as_pid1, fds, cgroup)
-            if cgroup is not None:
-                counted = cgroup.counts()
-                if counted.peak_mb == 0:  # nothing was ever charged to it
-                    raise SandboxError(f"the run did not join its memory cgroup {cgroup.path}")
-                result.memory_peak_mb, result.oom_killed = counted.peak_mb, counted.oom_kills > 0
-            return result
+            supervised, why = self._supervised(uid, argv, workdir is None, ops, limits, stdin, env, cgroup)
+            return self._judged(supervised, why, cgroup)
         finally:
             if cgroup is not None:
-                self._remove_cgroup(cgroup, uid)
+                self._remove_cgroup(cgroup)
 
-    def _remove_cgroup(self, cgroup: RunCgroup, uid: int) -> None:
-        """Remove a run's cgroup, and those earlier runs left (a killed run's processes may still be
-        leaving its pid namespace)."""
-        with self._uid_lock:
-            pending, self._cgroup_leftovers = [*self._cgroup_leftovers, cgroup], []
-        if not cgroup.remove() and self.privileged:
-            kill_processes_of_uid(uid)
+    def _supervised(self, uid: int, argv: list[str], box_tmpfs: bool, ops: list[Op], limits: RunLimits,
+                    stdin: bytes | Path | None, env: dict[str, str] | None,
+                    cgroup: RunCgroup | None) -> tuple[Supervised, str]:
+        """The run, from its start to its end; and why its box was never ready, when it was not."""
+        pipes = Pipes(stdin, owner=uid if self.privileged else None)
+        report_r, report_w = os.pipe()
+        ours: list[int] = [report_w]  # descriptors made for this run, closed once its box holds them
+        try:
+            seccomp = filter_fd(self._seccomp) if self._seccomp is not None else None
+            cgroup_fds = [os.open(cgroup.procs, os.O_WRONLY | os.O_CLOEXEC)] if cgroup else []
+            ours += [fd for fd in (seccomp, *cgroup_fds) if fd is not None]
+            identity = (f"setuid:{uid}:{uid}" if self.privileged else f"userns:{os.geteuid()}:{os.getegid()}")
+            started: Started
+            if self._bwrap_per_run:
+                options = InitOptions(report_fd=report_w, limits=limits, identity=identity, seccomp_fd=seccomp,
+                                      cgroup_fds=cgroup_fds, box_tmpfs=box_tmpfs)
+                started = ChildProcess([*self._bwrap_argv(ops), *options.argv(argv)], env=build_env(env), cwd="/",
+                                       stdio=pipes.child_ends, pass_fds=tuple(ours))
+            else:
+                assert self._server is not None
+                # In the box the descriptors are 0, 1, 2 (stdio), then these, in this order.
+                numbers = iter(range(3, 3 + len(ours)))
+                options = InitOptions(report_fd=next(numbers), limits=limits, identity=identity,
+                                      seccomp_fd=next(numbers) if seccomp is not None else None,
+                                      cgroup_fds=[next(numbers) for _ in cgroup_fds], box_tmpfs=box_tmpfs)
+                started = self._server.start(ops, options.argv(argv), build_env(env), BOX_DIR,
+                                             [*pipes.child_ends, *ours])
+            for fd in ours:
+                os.close(fd)
+            ours.clear()
+            pipes.close_child_ends()
+            supervised = supervise(started, pipes, report_r, limits)
+            return supervised, started.setup_failure or ""
+        finally:
+            for fd in (*ours, report_r):
+                os.close(fd)
+            pipes.close()
+
+    def _judged(self, supervised: Supervised, why: str, cgroup: RunCgroup | None) -> RunResult:
+        """The run's result with its memory as the kernel counted it. The run's evidence comes first: a
+        run whose init said nothing is ours to blame only when the kernel did not end it for its memory."""
+        result, report = supervised.result, supervised.report
+        if cgroup is not None:
+            counted = cgroup.counts()
+            result.memory_peak_mb, result.oom_killed = counted.peak_mb, counted.oom_kills > 0
+        if not report.started or (report.status is None and not supervised.killed):
+            if result.oom_killed:
+                return result
+            what = "was not set up" if not report.started else "ended without a report"
+            raise SandboxError(f"the box {what}: {report.failure or why or 'its init said nothing'}"
+                               f"{self._stderr_hint(result)}")
+        return result
+
+    @staticmethod
+    def _stderr_hint(result: RunResult) -> str:
+        text = result.stderr.decode(errors="replace").strip()[-300:]
+        return f" ({text})" if text else ""
+
+    def _remove_cgroup(self, cgroup: RunCgroup) -> None:
+        """Remove a run's cgroup, and those earlier runs left (a cgroup may be busy for a moment after its
+        processes died)."""
+        with self._uid_lock:  # (in place: a reference() view shares the list)
+            pending = [*self._cgroup_leftovers, cgroup]
+            self._cgroup_leftovers.clear()
         left = [c for c in pending if not c.remove()]
         with self._uid_lock:
-            self._cgroup_leftovers += left
-
-    def _run_in_box(
-        self,
-        uid: int,
-        argv: list[str],
-        workdir: Path,
-        limits: RunLimits,
-        stdin: bytes | Path | None,
-        mount_args: list[str],
-        env: dict[str, str] | None,
-        as_pid1: bool,
-        fds: tuple[int, ...],
-        cgroup: RunCgroup | None,
-    ) -> RunResult:
-        status_r, status_w = os.pipe()
-        ready_r, ready_w = os.pipe()
-        try:
-            seccomp_fd = None if self._seccomp is None else filter_fd(self._seccomp)
-            command = [*prlimit_argv(limits), *self._bwrap_argv(workdir, mount_args, status_fd=status_w),
-                       *self._box_init(uid, limits, ready_fd=ready_w, seccomp_fd=seccomp_fd, reaper=not as_pid1),
-                       *argv]
-            ours = (status_w, ready_w) if seccomp_fd is None else (status_w, ready_w, seccomp_fd)
-            result = run_limited(
-                command,
-                cwd="/",
-                limits=limits,
-                env=build_env(env),
-                stdin=stdin,
-                exit_code_signals=True,
-                pass_fds=(*ours, *fds),
-                cgroup=cgroup,
-            )
-            status = read_available(status_r)
-            ready = read_available(ready_r)
-        finally:
-            os.close(status_r)
-            os.close(ready_r)
-        # Killing bwrap does not wait for its pid namespace to be torn down:
-        # make sure nothing of this uid outlives the run.
-        if (self.privileged and (result.timed_out or result.output_exceeded)
-                and (stragglers := kill_processes_of_uid(uid))):
-            log.debug("killed %d leftover processes of uid %d", len(stragglers), uid)
-        # bwrap reports the program's exit code only if the box was set up, and the init says
-        # "ready" only once /tmp is sized and privileges are dropped; without both the failure is
-        # the sandbox's (bad mount, no namespaces), not the program's.
-        if (b'"exit-code"' not in status or ready != READY) and not (result.timed_out or result.output_exceeded):
-            detail = result.stderr.decode(errors="replace").strip()
-            how = f"exit {result.exit_code}" if result.signal is None else f"signal {result.signal}"
-            raise SandboxError(f"bwrap could not set up the box ({how}, init {'ready' if ready else 'not ready'}, "
-                               f"status {status[:200]!r}): {detail}")
-        return result
+            self._cgroup_leftovers.extend(left)
 
     def close(self) -> None:
         with self._uid_lock:
@@ -242,6 +252,9 @@ class BwrapSandbox(Sandbox):
                 claim.release()
             self._claims.clear()
             self._idle.clear()
+        if self._server is not None:
+            self._server.close()
+            self._server = None
 
     def _take_uid(self) -> int:
         """An idle claimed uid, or a newly claimed one when every claimed uid is busy."""
@@ -262,18 +275,23 @@ class BwrapSandbox(Sandbox):
                 if not self._closed:
                     self._idle.append(uid)
 
-    def _bwrap_argv(self, workdir: Path, mount_args: list[str], *, status_fd: int) -> list[str]:
-        """The bwrap command line, up to the box's init."""
-        args = [self.bwrap, "--json-status-fd", str(status_fd), *self._skeleton, "--bind", str(workdir), BOX_DIR]
-        return [*args, *mount_args, "--chdir", BOX_DIR, "--"]
-
-    def _mount_args(self, mount: Mount) -> list[str]:
-        dst = os.path.normpath(mount.dst)
-        if not os.path.isabs(dst) or dst in _RESERVED:
-            raise SandboxError(f"mount destination {mount.dst!r} is not allowed")
-        src = Path(mount.src).resolve()
-        self._check_visible(src)
-        return [*_parent_dirs(dst), "--bind" if mount.writable else "--ro-bind", str(src), dst]
+    def _bwrap_argv(self, run: list[Op]) -> list[str]:
+        """bubblewrap's command line for one box, up to the box's init."""
+        # The capabilities the init needs, all dropped before the program starts: SYS_ADMIN mounts the
+        # box's tmpfs's; as root SETUID/SETGID drop to the sandbox uid and SETPCAP empties the bounding set;
+        # in a user namespace SYS_RESOURCE caps its child namespaces at one and SETFCAP lets the init map
+        # the caller's uid in that child. Being the namespace's root (uid 0) keeps bwrap from making that
+        # child itself (its --disable-userns), which would leave the init no capability over the box's
+        # mounts. Never CAP_SYS_RESOURCE as root: bubblewrap 0.8 then keeps every capability but it.
+        if self.privileged:
+            namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+            caps = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        else:
+            namespaces = ["--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0"]
+            caps = ["--cap-add", "CAP_SYS_RESOURCE", "--cap-add", "CAP_SETFCAP"]
+        caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN", *caps]
+        return [self.bwrap, *namespaces, "--as-pid-1", "--die-with-parent", "--new-session", *caps,
+                "--hostname", "box", "--tmpfs", "/", *bwrap_args([*self._layout, *run]), "--chdir", BOX_DIR, "--"]
 
     def _check_visible(self, path: Path) -> None:
         """A bound path must be readable by the sandbox uid ("others"), or programs
@@ -287,95 +305,27 @@ class BwrapSandbox(Sandbox):
             raise SandboxError(
                 f"{path} is not readable by the sandbox uid: chmod o+rX it (mode {oct(mode & 0o777)})")
 
-    def _skeleton_args(self) -> list[str]:
-        """Namespaces and the read-only root shared by every run of this sandbox."""
-        # The capabilities the box's init needs, all dropped before the program starts:
-        # SYS_ADMIN sizes /tmp; as root SETUID/SETGID drop to the sandbox uid and SETPCAP empties the
-        # bounding set; in a user namespace SYS_RESOURCE caps its child namespaces at one and SETFCAP
-        # lets the init map the caller's uid in that child. Being the namespace's root (uid 0) keeps
-        # bwrap from making that child itself (its --disable-userns), which would leave the init no
-        # capability over the box's mounts.
-        if self.privileged:
-            namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-            caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
-                    "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
-        else:
-            namespaces = ["--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0"]
-            caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
-                    "--cap-add", "CAP_SYS_RESOURCE", "--cap-add", "CAP_SETFCAP"]
-        args = [*namespaces, "--as-pid-1", "--die-with-parent", "--new-session", *caps,
-                "--hostname", "box", "--tmpfs", "/"]
-        args += ["--ro-bind", "/usr", "/usr"]
-        for top in _USR_LINKS:
-            if os.path.islink(top):
-                args += ["--symlink", os.readlink(top), top]
-            elif os.path.isdir(top):
-                args += ["--ro-bind", top, top]
-        args += ["--perms", "0755", "--dir", "/etc"]
-        for entry in _ETC_ENTRIES:
-            if os.path.exists(entry):
-                args += ["--ro-bind", entry, entry]
-        # /tmp before the binds: a bind below /tmp must not be hidden by the tmpfs.
-        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
-        # Host-wide keyring tables (which uids hold keys); the keyring syscalls are refused anyway.
-        for table in _PROC_HIDDEN:
-            args += ["--ro-bind-try", "/dev/null", table]
-        for path in self._extra_ro_binds:
-            args += [*_parent_dirs(str(path)), "--ro-bind", str(path), str(path)]
-        return [*args, "--ro-bind", self._init, BOX_PATH]
-
-    def _box_init(self, uid: int, limits: RunLimits, *, ready_fd: int, seccomp_fd: int | None,
-                  reaper: bool = True) -> list[str]:
-        """What runs as the box's pid 1 in front of the program: the init (``box_init.c``) sizes
-        the box's /tmp tmpfs (bwrap 0.8 has no ``--size``; a write past it is ENOSPC, the program's
-        failure, and the tmpfs dies with the box's mount namespace), drops to the sandbox uid (as
-        root) or the caller's uid (in a user namespace) with no capabilities, installs the seccomp
-        filter, then execs ``timeout 0`` (no time limit), which stays as pid 1, waits for the
-        program and exits with its status (128+N for signal N). bwrap's own pid-1 reaper is not
-        used because bwrap never waits for it, so the program's CPU time would be missing from the
-        rusage we collect. Without ``reaper`` the program itself stays as pid 1 (``as_pid1``)."""
-        ids = (uid, uid) if self.privileged else (os.geteuid(), os.getegid())
-        init = box_init_argv(ready_fd=ready_fd, seccomp_fd=seccomp_fd, limits=limits, setuid=self.privileged,
-                             uid=ids[0], gid=ids[1])
-        return [*init, TIMEOUT, "0"] if reaper else init
-
     def _probe(self) -> None:
-        """Fail now, with a useful message, if bwrap cannot create namespaces here."""
-        ready_r, ready_w = os.pipe()
-        fds = (ready_w,) if self._seccomp is None else (ready_w, filter_fd(self._seccomp))
-        init = self._box_init(self.uid, RunLimits(wall_s=30), ready_fd=ready_w,
-                              seccomp_fd=fds[1] if len(fds) > 1 else None)
-        argv = [self.bwrap, *self._skeleton, "--", *init, "/usr/bin/true"]
+        """Fail now, with a useful message, if boxes cannot be built here."""
         try:
-            done = subprocess.run(argv, env=build_env(None), capture_output=True, timeout=30, check=False, pass_fds=fds)
-            ready = read_available(ready_r)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            self.close()
-            raise SandboxError(f"bwrap does not work here ({exc}): {INSTALL_HINT}") from exc
-        finally:
-            for fd in (ready_r, *fds):
-                os.close(fd)
-        if done.returncode != 0 or ready != READY:
-            detail = done.stderr.decode(errors="replace").strip()
-            self.close()
-            raise SandboxError(f"bwrap does not work here ({detail or f'exit {done.returncode}'}): {INSTALL_HINT}")
-
-
-def _parent_dirs(dst: str) -> list[str]:
-    """Create a mount point's missing parents world-searchable (bwrap's own are 0700,
-    which the sandbox uid cannot traverse); existing directories are left as they are."""
-    args: list[str] = []
-    for parent in reversed(Path(dst).parents[:-1]):  # without "/"
-        args += ["--perms", "0755", "--dir", str(parent)]
-    return args
+            result = self.run(["/usr/bin/true"], workdir=None, limits=PROBE_LIMITS)
+        except SandboxError as exc:
+            raise SandboxError(f"{'the box server' if self._server else 'bwrap'} does not work here ({exc}): "
+                               f"{INSTALL_HINT}") from exc
+        if result.exit_code != 0:
+            raise SandboxError(f"a box cannot run /usr/bin/true here (exit {result.exit_code}, signal "
+                               f"{result.signal}: {result.stderr.decode(errors='replace').strip()}): {INSTALL_HINT}")
 
 
 def _give_to_uid(workdir: Path, uid: int) -> None:
     """Make the workdir tree owned by the sandbox uid, never following symlinks
     (a previous run may have planted links to host files)."""
     os.chown(workdir, uid, uid, follow_symlinks=False)
-    # bwrap enters /box as capability-less root before dropping to the uid: it needs search permission.
+    # The box's builder enters /box as capability-less root before dropping to the uid: it needs search permission.
     os.chmod(workdir, 0o711)
     for _root, dirs, files, root_fd in os.fwalk(workdir, follow_symlinks=False):
         for name in (*dirs, *files):
             os.chown(name, uid, uid, dir_fd=root_fd, follow_symlinks=False)
+
+
+__all__ = ["INIT_PATH", "BwrapSandbox"]

@@ -12,7 +12,8 @@ of it: the peak (``memory.max_usage_in_bytes`` / ``memory.peak``) and the OOM ki
 
 Each run's cgroup is a child of the worker's own memory cgroup (so whatever bounds the worker, a
 container or a Ray node's limit, still bounds its runs), named ``linteval-<pid>-<n>``, created
-before the run (the reaper moves the run into it before the first exec) and removed after it;
+before the run (the run's first process joins it before its exec: the box's init writes to
+``procs``; nothing of the box's own is ever in it) and removed after it;
 those of a killed worker are removed by the next one on the node. Swap is not allowed to extend
 the limit. Only as root (creating cgroups needs it), with cgroup v1's memory controller or a v2
 hierarchy whose worker cgroup delegates ``memory`` to its children; elsewhere runs are bounded by
@@ -51,7 +52,7 @@ class RunCgroup:
 
     @property
     def procs(self) -> Path:
-        """Writing "0" here moves the writing process in (the reaper's child does, before exec)."""
+        """Writing "0" here moves the writing process in (the run's first process does, before its exec)."""
         return self.path / "cgroup.procs"
 
     def counts(self) -> MemoryCounts:

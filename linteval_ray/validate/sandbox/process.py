@@ -1,29 +1,30 @@
-"""Run one already-wrapped command line under limits and classify how it ended.
+"""Supervise one run, whoever started it, and say how it ended.
 
-Both backends end here: they only differ in the argv they build (``prlimit`` +
-``bwrap`` + the box init, or ``prlimit`` alone). Rlimits are applied by the
-``prlimit`` binary rather than a ``preexec_fn`` because ``preexec_fn`` can
-deadlock in multi-threaded processes such as Ray actors.
+Every run ends in the box's init (``box_init.py``), started by one of three starters: the box server
+(a clone per run), bubblewrap, or the init alone (the unsafe ``rlimits`` sandbox). Each gives
+``supervise`` a ``Started``: a pidfd that becomes readable once the run's outermost process has
+exited (with a pid namespace, once every process of the box is gone), a way to kill it, and its
+outer wait status. Here the run's stdout and stderr are read with a byte cap until its process tree
+is gone (then what its pipes still hold is taken without waiting: a write end kept alive in a
+socket's queue holds nothing back), the wall clock is watched as a backstop to the init's own cap,
+and the init's report says how the run ended.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import math
 import os
-import resource
 import selectors
 import signal
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from linteval_ray.validate.sandbox.base import RunLimits, RunResult, SandboxError
-from linteval_ray.validate.sandbox.cgroup import RunCgroup
-from linteval_ray.validate.sandbox.reaper import parse_report, reaper_binary
-
-PRLIMIT = "/usr/bin/prlimit"  # util-linux: sets rlimits, then execs the command
+from linteval_ray.validate.sandbox.box_init import InitReport, cpu_limit_s
 
 # The fixed environment of every run; nothing of the host's leaks in (no AWS_*, tokens).
 # MALLOC_ARENA_MAX: glibc reserves 64 MB of address space per thread arena, so
@@ -38,13 +39,10 @@ BASE_ENV = {
 }
 
 _READ_CHUNK = 1 << 16
-_DRAIN_AFTER_EXIT_S = 1.0
-
-
-def stack_limit_prefix(memory_mb: int) -> list[str]:
-    """``prlimit --stack`` in front of a program: deep recursion is common and Codeforces
-    lets the stack grow to the memory limit (a natively run language's run command starts so)."""
-    return [PRLIMIT, f"--stack={memory_mb << 20}", "--"]
+# The init enforces the wall cap; ours only stops a run whose init could not (a box never built).
+BACKSTOP_S = 5.0
+# After we killed a run: how long its box may take to go.
+TEARDOWN_S = 30.0
 
 
 def build_env(extra: dict[str, str] | None) -> dict[str, str]:
@@ -52,100 +50,200 @@ def build_env(extra: dict[str, str] | None) -> dict[str, str]:
     return {**BASE_ENV, **(extra or {})}
 
 
-def cpu_limit_s(limits: RunLimits) -> int:
-    """RLIMIT_CPU soft limit in whole seconds (the kernel's granularity)."""
-    cpu = limits.cpu_s if limits.cpu_s is not None else limits.wall_s + 1
-    return max(1, math.ceil(cpu))
-
-
 def killed_for_cpu(sig: int | None, cpu_s: float, limits: RunLimits) -> bool:
     """Whether RLIMIT_CPU ended the run: SIGXCPU at the soft limit, SIGKILL at the hard one."""
     return sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s >= cpu_limit_s(limits))
 
 
-def prlimit_argv(limits: RunLimits) -> list[str]:
-    """``prlimit`` in front of the command: rlimits set before the first exec."""
-    cpu = cpu_limit_s(limits)
-    return [
-        PRLIMIT,
-        f"--cpu={cpu}:{cpu + 1}",  # SIGXCPU at soft, SIGKILL at hard
-        f"--as={'unlimited' if limits.memory_mb is None else limits.memory_mb << 20}",
-        f"--fsize={limits.file_size_mb << 20}",
-        f"--nofile={limits.nofile}",
-        f"--nproc={limits.nproc}",
-        "--core=0",
-        "--",
-    ]
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process of group ``pgid`` (a child started with ``start_new_session``);
+    a group already gone, or whose processes now run as another uid, is left alone. The caller
+    reaps the leader afterwards, so the group id cannot have been reused meanwhile."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
-def run_limited(
-    argv: list[str],
-    *,
-    cwd: Path | str,
-    limits: RunLimits,
-    env: dict[str, str],
-    stdin: bytes | Path | None,
-    exit_code_signals: bool,
-    pass_fds: tuple[int, ...] = (),
-    cgroup: RunCgroup | None = None,
-) -> RunResult:
-    """Spawn ``argv`` in a new session, enforce wall time and output caps, kill the
-    whole process group at the end, and classify the outcome.
+class Started(Protocol):
+    """A run's outermost process, as its starter hands it over."""
 
-    ``exit_code_signals``: the wrapper reports a signal death as exit 128+N (bwrap).
-    ``pass_fds`` are inherited by the child and closed here once it is spawned.
-    The reaper (see ``reaper``) starts the command, in ``cgroup`` when given, and reports its
-    peak memory.
-    """
-    reaper = reaper_binary()
-    stdin_fd = -1
-    report_r, report_w = os.pipe()
-    pass_fds = (*pass_fds, report_w)
-    try:
+    pidfd: int
+    setup_failure: str | None  # why its box was never built, when its starter says (else its stderr does)
+
+    def kill(self) -> None:
+        """SIGKILL the run (its whole box where it has one)."""
+
+    def finish(self) -> tuple[int, float]:
+        """Once it exited: its wait status and the CPU time it and everything it reaped used."""
+
+
+class ChildProcess:
+    """A run started as our own child (bubblewrap, or the init itself), in a session of its own."""
+
+    def __init__(self, argv: list[str], *, env: dict[str, str], cwd: Path | str, stdio: tuple[int, int, int],
+                 pass_fds: tuple[int, ...]) -> None:
         try:
-            stdin_fd = _open_stdin(stdin)
-            started = time.monotonic()
-            proc = subprocess.Popen(
-                [reaper, str(report_w), str(cgroup.procs) if cgroup else "-", *argv],
-                cwd=cwd,
-                env=env,
-                stdin=stdin_fd,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                close_fds=True,
-                pass_fds=pass_fds,
-            )
+            self._proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=stdio[0], stdout=stdio[1], stderr=stdio[2],
+                                          start_new_session=True, close_fds=True, pass_fds=pass_fds)
         except OSError as exc:
-            os.close(report_r)
             raise SandboxError(f"cannot start the run ({argv[0]}): {exc}") from exc
-    finally:
-        for fd in (stdin_fd, *pass_fds):
-            if fd >= 0:
-                os.close(fd)
-    try:
-        outcome = _supervise(proc, limits, started)
-        outcome.peak_rss_mb = parse_report(read_available(report_r))
-    finally:
-        os.close(report_r)
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
-    return _classify(outcome, limits, exit_code_signals)
+        self.pidfd = os.pidfd_open(self._proc.pid)
+        self.setup_failure: str | None = None
+
+    def kill(self) -> None:
+        kill_group(self._proc.pid)  # before it is reaped (finish)
+
+    def finish(self) -> tuple[int, float]:
+        self.kill()  # whatever of its session is left (the rlimits sandbox has no pid namespace)
+        _, status, usage = os.wait4(self._proc.pid, 0)
+        self._proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        os.close(self.pidfd)
+        return status, usage.ru_utime + usage.ru_stime
 
 
+class Pipes:
+    """A run's stdin and the pipes its stdout and stderr go to (owned by ``owner``: the run may reopen
+    ``/dev/stdout`` as a program may anywhere, on every path)."""
+
+    def __init__(self, stdin: bytes | Path | None, owner: int | None) -> None:
+        self._fds: list[int] = []
+        try:
+            self.stdin = self._keep(_open_stdin(stdin))
+            self.stdout_r, self.stdout_w = (self._keep(fd) for fd in os.pipe())
+            self.stderr_r, self.stderr_w = (self._keep(fd) for fd in os.pipe())
+            if owner is not None:
+                for fd in (self.stdout_w, self.stderr_w):
+                    os.fchown(fd, owner, owner)
+        except BaseException:
+            self.close()
+            raise
+
+    def _keep(self, fd: int) -> int:
+        self._fds.append(fd)
+        return fd
+
+    @property
+    def child_ends(self) -> tuple[int, int, int]:
+        return self.stdin, self.stdout_w, self.stderr_w
+
+    def close_child_ends(self) -> None:
+        """Once the run holds them: the pipes then end with the run's processes."""
+        for fd in self.child_ends:
+            self._close(fd)
+
+    def close(self) -> None:
+        for fd in list(self._fds):
+            self._close(fd)
+
+    def _close(self, fd: int) -> None:
+        if fd in self._fds:
+            self._fds.remove(fd)
+            os.close(fd)
+
+
+@dataclass
+class Supervised:
+    """A run as supervised: its result, the init's report, whether we killed it."""
+
+    result: RunResult
+    report: InitReport
+    killed: bool
+
+
+def supervise(started: Started, pipes: Pipes, report_r: int, limits: RunLimits) -> Supervised:
+    """Read the run's output until it is gone, kill it past its output cap or the backstop, and
+    say how it ended (the init's report where it wrote one)."""
+    began = time.monotonic()
+    stdout, stderr = bytearray(), bytearray()
+    outcome = _watch(started, pipes, {pipes.stdout_r: stdout, pipes.stderr_r: stderr}, limits, began)
+    status, outer_cpu_s = started.finish()
+    report = InitReport.parse(read_available(report_r))
+    wall_s = time.monotonic() - began
+    if report.status is not None:
+        status, cpu_s = report.status, report.cpu_s
+    else:  # no report: we killed it (the init with it), or it never started
+        status, cpu_s = signal.SIGKILL, outer_cpu_s
+    exit_code = None if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    if outcome.output_exceeded or outcome.backstop:  # we killed it: its status says SIGKILL, not what it did
+        exit_code, sig = None, signal.SIGKILL
+    timed_out = outcome.backstop or report.wall_capped or killed_for_cpu(sig, cpu_s, limits)
+    result = RunResult(exit_code=exit_code, signal=sig, stdout=bytes(stdout), stderr=bytes(stderr), wall_s=wall_s,
+                       cpu_s=cpu_s, timed_out=timed_out, output_exceeded=outcome.output_exceeded,
+                       peak_rss_mb=report.peak_rss_mb)
+    return Supervised(result=result, report=report, killed=outcome.output_exceeded or outcome.backstop)
+
+
+@dataclass
 class _Outcome:
-    """Raw facts gathered while a run was supervised."""
+    output_exceeded: bool = False
+    backstop: bool = False
 
-    def __init__(self) -> None:
-        self.stdout = bytearray()
-        self.stderr = bytearray()
-        self.timed_out = False
-        self.output_exceeded = False
-        self.status = 0
-        self.rusage: resource.struct_rusage | None = None
-        self.peak_rss_mb: float | None = None  # the reaper's report: None when it was killed
-        self.wall_s = 0.0
+
+def _watch(started: Started, pipes: Pipes, buffers: dict[int, bytearray], limits: RunLimits,
+           began: float) -> _Outcome:
+    outcome = _Outcome()
+    deadline = began + limits.wall_s + BACKSTOP_S
+    with selectors.DefaultSelector() as sel:
+        for fd in buffers:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        sel.register(started.pidfd, selectors.EVENT_READ)
+        gone = False
+        while not gone:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                outcome.backstop = True
+                break
+            for key, _ in sel.select(remaining):
+                if key.fd == started.pidfd:
+                    gone = True
+                elif not _read_into(sel, key.fd, buffers[key.fd], limits.output_bytes):
+                    outcome.output_exceeded = True
+            if outcome.output_exceeded:
+                break
+        if not gone:
+            started.kill()
+            _wait_readable(started.pidfd, TEARDOWN_S)
+        for fd, buf in buffers.items():  # its processes are gone: what is left is all there is
+            if sel.get_map().get(fd) is not None and not _drain(fd, buf, limits.output_bytes):
+                outcome.output_exceeded = True
+    return outcome
+
+
+def _read_into(sel: selectors.BaseSelector, fd: int, buf: bytearray, cap: int) -> bool:
+    """Read one chunk into ``buf``; False when the cap is exceeded."""
+    try:
+        chunk = os.read(fd, _READ_CHUNK)
+    except BlockingIOError:
+        return True
+    if not chunk:
+        sel.unregister(fd)
+        return True
+    room = cap - len(buf)
+    buf += chunk[: max(room, 0)]
+    return len(chunk) <= room
+
+
+def _drain(fd: int, buf: bytearray, cap: int) -> bool:
+    """What the pipe holds now, without waiting; False when the cap is exceeded."""
+    while True:
+        try:
+            chunk = os.read(fd, _READ_CHUNK)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            return True
+        room = cap - len(buf)
+        buf += chunk[: max(room, 0)]
+        if len(chunk) > room:
+            return False
+
+
+def _wait_readable(fd: int, timeout_s: float) -> None:
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        if not sel.select(timeout_s):
+            raise SandboxError(f"a killed run's box was still there after {timeout_s:.0f} s")
 
 
 def _open_stdin(stdin: bytes | Path | None) -> int:
@@ -162,110 +260,6 @@ def _open_stdin(stdin: bytes | Path | None) -> int:
     # Sealed: the program cannot rewrite the bytes of a later reader of the same fd.
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
     return fd
-
-
-def _supervise(proc: subprocess.Popen[bytes], limits: RunLimits, started: float) -> _Outcome:
-    """Read stdout/stderr with a byte cap until the process exits or the wall limit hits."""
-    out = _Outcome()
-    deadline = started + limits.wall_s
-    pidfd = os.pidfd_open(proc.pid)
-    sel = selectors.DefaultSelector()
-    try:
-        assert proc.stdout is not None and proc.stderr is not None
-        for stream, buf in ((proc.stdout, out.stdout), (proc.stderr, out.stderr)):
-            os.set_blocking(stream.fileno(), False)
-            sel.register(stream.fileno(), selectors.EVENT_READ, buf)
-        sel.register(pidfd, selectors.EVENT_READ, None)
-        exited = False
-        while not exited:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                out.timed_out = True
-                break
-            for key, _ in sel.select(remaining):
-                if key.data is None:
-                    exited = True
-                    sel.unregister(pidfd)
-                elif not _read_into(sel, key, limits.output_bytes):
-                    out.output_exceeded = True
-            if out.output_exceeded:
-                break
-        # Stop everything still alive (the program, or a daemon it left behind).
-        kill_group(proc.pid)
-        if exited:
-            _drain(sel, limits.output_bytes, out)
-    finally:
-        # Also on errors: never leave the group running. Before wait4, so the
-        # group id cannot have been reused yet.
-        kill_group(proc.pid)
-        sel.close()
-        os.close(pidfd)
-    _, out.status, out.rusage = os.wait4(proc.pid, 0)
-    out.wall_s = time.monotonic() - started
-    proc.returncode = os.waitstatus_to_exitcode(out.status)  # reaped here, not by Popen
-    return out
-
-
-def _read_into(sel: selectors.BaseSelector, key: selectors.SelectorKey, cap: int) -> bool:
-    """Read one chunk into the key's buffer; False when the cap is exceeded."""
-    buf: bytearray = key.data
-    try:
-        chunk = os.read(key.fd, _READ_CHUNK)
-    except BlockingIOError:
-        return True
-    if not chunk:
-        sel.unregister(key.fd)
-        return True
-    room = cap - len(buf)
-    buf += chunk[: max(room, 0)]
-    return len(chunk) <= room
-
-
-def _drain(sel: selectors.BaseSelector, cap: int, out: _Outcome) -> None:
-    """Collect what the exited program left in its pipes (bounded in time)."""
-    until = time.monotonic() + _DRAIN_AFTER_EXIT_S
-    while sel.get_map() and (remaining := until - time.monotonic()) > 0:
-        for key, _ in sel.select(remaining):
-            if key.data is not None and not _read_into(sel, key, cap):
-                out.output_exceeded = True
-                return
-
-
-def kill_group(pgid: int) -> None:
-    """SIGKILL every process of group ``pgid`` (a child started with ``start_new_session``);
-    a group already gone, or whose processes now run as another uid, is left alone. The caller
-    reaps the leader afterwards, so the group id cannot have been reused meanwhile."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
-
-
-def _classify(out: _Outcome, limits: RunLimits, exit_code_signals: bool) -> RunResult:
-    exit_code: int | None = None
-    sig: int | None = None
-    if os.WIFSIGNALED(out.status):
-        sig = os.WTERMSIG(out.status)
-    else:
-        exit_code = os.WEXITSTATUS(out.status)
-        if exit_code_signals and 128 < exit_code <= 128 + 64:
-            sig = exit_code - 128
-            exit_code = None
-    usage = out.rusage
-    cpu_s = (usage.ru_utime + usage.ru_stime) if usage else 0.0
-    if out.timed_out or out.output_exceeded:
-        # We killed it: its status says SIGKILL, not what the program did.
-        exit_code, sig = None, signal.SIGKILL
-    cpu_killed = killed_for_cpu(sig, cpu_s, limits)
-    return RunResult(
-        exit_code=exit_code,
-        signal=sig,
-        stdout=bytes(out.stdout),
-        stderr=bytes(out.stderr),
-        wall_s=out.wall_s,
-        cpu_s=cpu_s,
-        timed_out=out.timed_out or cpu_killed,
-        output_exceeded=out.output_exceeded,
-        peak_rss_mb=out.peak_rss_mb,
-    )
 
 
 def read_available(fd: int, limit: int = 1 << 16) -> bytes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import (
@@ -21,7 +22,9 @@ from linteval_ray.validate.sandbox.base import (
     SandboxSetup,
     register_sandbox,
 )
-from linteval_ray.validate.sandbox.process import PRLIMIT, build_env, prlimit_argv, run_limited
+from linteval_ray.validate.sandbox.box_init import InitOptions
+from linteval_ray.validate.sandbox.process import ChildProcess, Pipes, build_env, supervise
+from linteval_ray.validate.scratch import work_dir
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +46,6 @@ class RlimitSandbox(Sandbox):
                 "the 'rlimits' sandbox does not isolate untrusted programs; set "
                 "validation.allow_unsafe_sandbox: true (allow_unsafe=True) to use it anyway"
             )
-        if not os.access(PRLIMIT, os.X_OK):
-            raise SandboxError(f"{PRLIMIT} (util-linux) is needed to set rlimits: apt-get install util-linux")
         log.warning(UNSAFE_WARNING, os.geteuid())
 
     @classmethod
@@ -56,32 +57,44 @@ class RlimitSandbox(Sandbox):
         self,
         argv: list[str],
         *,
-        workdir: Path,
+        workdir: Path | None,
         limits: RunLimits,
         stdin: bytes | Path | None = None,
         mounts: list[Mount] | None = None,
         env: dict[str, str] | None = None,
-        as_pid1: bool = False,
-        fds: tuple[int, ...] = (),
     ) -> RunResult:
-        if as_pid1:
-            raise SandboxError("the 'rlimits' sandbox has no pid namespace: a run cannot be its pid 1")
-        workdir = Path(workdir).resolve()
-        if not workdir.is_dir():
-            raise SandboxError(f"workdir {workdir} is not a directory")
         for mount in mounts or []:
             # No mount namespace: a mount only works if it is at its host path already.
             if os.path.normpath(mount.dst) != str(Path(mount.src).resolve()):
                 raise SandboxError(
                     f"the 'rlimits' sandbox cannot mount {mount.src} at {mount.dst}; mount at the same path")
-        run_env = {**build_env(env), "HOME": str(workdir)}
-        return run_limited(
-            [*prlimit_argv(limits), *argv],
-            cwd=workdir,
-            limits=limits,
-            env=run_env,
-            stdin=stdin,
-            exit_code_signals=False,
-            pass_fds=fds,
-        )
+        if workdir is None:
+            with work_dir(Path(tempfile.gettempdir()), "linteval-run-") as scratch:
+                return self._run_in(argv, scratch, limits, stdin, env)
+        workdir = Path(workdir).resolve()
+        if not workdir.is_dir():
+            raise SandboxError(f"workdir {workdir} is not a directory")
+        return self._run_in(argv, workdir, limits, stdin, env)
 
+    def _run_in(self, argv: list[str], workdir: Path, limits: RunLimits, stdin: bytes | Path | None,
+                env: dict[str, str] | None) -> RunResult:
+        """The init alone in front of the program (no box): rlimits, a session it kills at the end,
+        the report of how the run ended."""
+        pipes = Pipes(stdin, owner=None)
+        report_r, report_w = os.pipe()
+        try:
+            options = InitOptions(report_fd=report_w, limits=limits, pid1=False, sized_tmp=False)
+            started = ChildProcess(options.argv(argv), env={**build_env(env), "HOME": str(workdir)}, cwd=workdir,
+                                   stdio=pipes.child_ends, pass_fds=(report_w,))
+            os.close(report_w)
+            report_w = -1
+            pipes.close_child_ends()
+            supervised = supervise(started, pipes, report_r, limits)
+        finally:
+            for fd in (report_r, report_w):
+                if fd >= 0:
+                    os.close(fd)
+            pipes.close()
+        if not supervised.report.started:
+            raise SandboxError(f"the run did not start: {supervised.report.failure or 'its init said nothing'}")
+        return supervised.result

@@ -15,7 +15,11 @@ It also refuses (EPERM) syscalls no judged program, compiler or linter needs:
   or across other processes (the box's pid 1 is ours);
 - ``io_uring_*``, ``bpf``, ``perf_event_open``, ``userfaultfd``, ``fanotify_init``,
   ``name_to_handle_at``/``open_by_handle_at``, ``syslog``, ``memfd_secret``: large kernel surfaces a
-  probe found open (or open to root) here, a frequent source of exploits.
+  probe found open (or open to root) here, a frequent source of exploits;
+- ``mincore`` and ``cachestat`` (EPERM), ``preadv2``/``pwritev2`` (ENOSYS: libc then uses
+  ``preadv``/``pwritev``, which have no ``RWF_NOWAIT``): each says, without timing anything, which
+  pages of a file are in the host's page cache, which every box shares. A test could set such bits
+  by reading pages of a read-only file and a later test read them back: state across boxes.
 """
 
 from __future__ import annotations
@@ -41,8 +45,9 @@ DENIED = (
     "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
     "io_uring_setup", "io_uring_enter", "io_uring_register",
     "bpf", "perf_event_open", "userfaultfd", "fanotify_init", "name_to_handle_at", "open_by_handle_at", "syslog",
-    "memfd_secret",
+    "memfd_secret", "mincore", "cachestat",
 )
+UNSUPPORTED = ("clone3", "preadv2", "pwritev2")  # ENOSYS: libc falls back to the older call
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,7 @@ _ARCHES = {
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "fanotify_init": 300,
         "name_to_handle_at": 303, "open_by_handle_at": 304, "syslog": 103, "memfd_secret": 447,
+        "mincore": 27, "cachestat": 451, "preadv2": 327, "pwritev2": 328,
     }),
     "aarch64": _Arch(0xC00000B7, {
         "unshare": 97, "clone": 220, "clone3": 435,
@@ -68,6 +74,7 @@ _ARCHES = {
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "fanotify_init": 262,
         "name_to_handle_at": 264, "open_by_handle_at": 265, "syslog": 116, "memfd_secret": 447,
+        "mincore": 232, "cachestat": 451, "preadv2": 286, "pwritev2": 287,
     }),
 }
 
@@ -88,7 +95,7 @@ def box_filter(machine: str | None = None) -> bytes | None:
         (_JEQ_K, None, "deny", arch.audit_arch),  # foreign ABI
         (_LD_W_ABS, None, None, 0),  # seccomp_data.nr
         (_JGE_K, "deny", None, _X32_SYSCALL_BIT),  # x32
-        (_JEQ_K, "nosys", None, nr["clone3"]),
+        *[(_JEQ_K, "nosys", None, nr[name]) for name in UNSUPPORTED],
         *[(_JEQ_K, "deny", None, nr[name]) for name in DENIED],
         (_JEQ_K, "flags", None, nr["unshare"]),
         (_JEQ_K, "flags", None, nr["clone"]),

@@ -9,12 +9,9 @@ leaks its uid.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import logging
 import os
-import signal
-import time
 from pathlib import Path
 
 from linteval_ray.validate.sandbox.base import SandboxError
@@ -63,36 +60,12 @@ def processes_of_uid(uid: int) -> list[int]:
     return [pid for pid, owner in _proc_owners() if owner == uid and _state(pid) not in DEAD_STATES]
 
 
-def kill_processes_of_uid(uid: int, timeout_s: float = 5.0) -> list[int]:
-    """SIGKILL every process of ``uid`` until none is left; returns the pids that
-    were still running (normally none: this is the safety net after a kill)."""
-    stragglers: list[int] = []
-    deadline = time.monotonic() + timeout_s
-    while pids := processes_of_uid(uid):
-        stragglers += [p for p in pids if p not in stragglers]
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):  # exited meanwhile
-                os.kill(pid, signal.SIGKILL)
-        if time.monotonic() > deadline:
-            described = ", ".join(f"{pid} (state {_state(pid)}: {_command(pid)})" for pid in pids)
-            raise SandboxError(f"processes of sandbox uid {uid} survive SIGKILL: {described}")
-        time.sleep(0.002)
-    return stragglers
-
-
 def _state(pid: int) -> str:
     """The one-letter scheduler state of ``pid`` (R, S, D, Z, ...); "X" if it is gone."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return "X"
-
-
-def _command(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120]
-    except OSError:
-        return "?"
 
 
 def _uids_with_processes() -> set[int]:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linteval_ray.languages.base import CompileCommand, CompileRequest, LanguageSpec, OneBox, RunRequest
+from linteval_ray.languages.base import CompileCommand, CompileRequest, LanguageSpec, RunRequest
 from linteval_ray.languages.cpp import categories, derive, suppressions, tools
 from linteval_ray.languages.cpp.clang_tidy import ClangTidy
-from linteval_ray.validate.sandbox.process import stack_limit_prefix
 
 SOURCE_FILE = "sol.c"
 BINARY = "prog"
@@ -23,7 +22,7 @@ def compile_command(request: CompileRequest) -> CompileCommand:
 
 
 def run_argv(request: RunRequest) -> list[str]:
-    return [*stack_limit_prefix(request.memory_mb), f"{request.program_dir}/{request.entry}", *request.args]
+    return [f"{request.program_dir}/{request.entry}", *request.args]
 
 
 SPEC = LanguageSpec(
@@ -43,7 +42,7 @@ SPEC = LanguageSpec(
     tools=(tools.GXX, tools.CLANG_TIDY),
     compile_command=compile_command,
     run_argv=run_argv,
-    runner=OneBox(),
+    stack_at_memory_limit=True,
     compile_flags=FLAGS,
     tool_compile_flags=FLAGS,
 )

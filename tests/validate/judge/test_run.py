@@ -234,22 +234,25 @@ def test_memory_limit_is_decided_by_the_kernels_counts_not_by_the_programs_words
     assert memory_evidence(RunResult(exit_code=0, stdout=b"7", memory_peak_mb=300), 256, "java") is None
 
 
-def test_an_audited_revision_is_judged_by_both_paths_and_the_reference_judgement_is_recorded(
+def test_an_audited_revision_is_judged_by_both_builders_and_the_reference_judgement_is_recorded(
     prepared: Callable[[Language], PreparedProblem], ctx: JudgeContext
 ) -> None:
     problem = prepared("cpp")
     agrees = judge_revision("cpp", problems.CPP_SOLUTION, problem, ctx, audit=True)
     assert agrees.audit is not None and agrees.audit.agreed and agrees.verdict == Verdict.PASSED
-    # Wrong only in one box (a test's pid there is past 2 from the second test on): a fast path that
-    # judged differently from the reference path is the audit's to find.
-    code = problems.CPP_SOLUTION.replace("int main() {", "#include <unistd.h>\nint main() {\n"
-                                         "    if (getpid() > 2) { puts(\"0 0\"); return 0; }")
+    # Wrong only in the box server's boxes (it mounts /proc/sys read-only, bubblewrap does not): a builder
+    # that judged differently from the reference is the audit's to find.
+    code = problems.CPP_SOLUTION.replace("int main() {", "#include <fstream>\n#include <sstream>\nint main() {\n"
+                                         "    std::ifstream m(\"/proc/self/mountinfo\"); std::stringstream t; "
+                                         "t << m.rdbuf();\n"
+                                         "    if (t.str().find(\" /proc/sys \") != std::string::npos) "
+                                         "{ puts(\"0 0\"); return 0; }")
     fast = judge_revision("cpp", code, problem, ctx)
     both = judge_revision("cpp", code, problem, ctx, audit=True)
-    assert fast.verdict == Verdict.WRONG_ANSWER and fast.warm_tests == problems.VALID_TESTS
+    assert fast.verdict == Verdict.WRONG_ANSWER
     assert both.audit is not None and not both.audit.agreed
     assert "wrong_answer" in both.audit.fast
-    assert (both.verdict, both.warm_tests) == (Verdict.PASSED, 0)  # the reference path's judgement
+    assert both.verdict == Verdict.PASSED  # the reference builder's judgement
 
 
 def test_the_audit_samples_the_same_share_of_rows_everywhere() -> None:

@@ -10,14 +10,23 @@ import pytest
 from linteval_ray.validate.sandbox import BwrapSandbox, SandboxError, make_sandbox
 
 
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[BwrapSandbox]:
+@pytest.fixture(scope="module", params=["server", "bwrap"])
+def sandbox(request: pytest.FixtureRequest) -> Iterator[BwrapSandbox]:
+    """Each test on both box builders: the box server (as root) and bubblewrap, the same world."""
     try:
         sb = make_sandbox("bwrap")
     except SandboxError as exc:
         pytest.skip(f"bubblewrap is unusable here: {exc}")
     assert isinstance(sb, BwrapSandbox)
-    yield sb
+    if request.param == "bwrap":
+        view = sb.reference()
+    elif sb.builder != "server":
+        sb.close()
+        pytest.skip("the box server needs root")
+    else:
+        view = sb
+    assert view.builder == request.param
+    yield view
     sb.close()
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from linteval_ray.validate.sandbox import BwrapSandbox, SandboxError
+from linteval_ray.validate.sandbox.layout import Op
 from tests.host_memory import shmem_rise
 
 NOBODY = 65534
@@ -107,14 +108,14 @@ def test_unprivileged_box_has_a_sized_tmp_and_no_privileges(unprivileged_home: P
 
 
 class _NoMountCapability(BwrapSandbox):
-    """A host where the box's init may not remount /tmp (as if the kernel refused it)."""
+    """A host where the box's init may not mount (as if the kernel refused it)."""
 
-    def _skeleton_args(self) -> list[str]:
-        args = super()._skeleton_args()
+    def _bwrap_argv(self, run: list[Op]) -> list[str]:
+        args = super()._bwrap_argv(run)
         at = args.index("CAP_SYS_ADMIN")
         return [*args[: at - 1], *args[at + 1:]]
 
 
 def test_a_box_whose_tmp_cannot_be_sized_never_runs() -> None:
-    with pytest.raises(SandboxError, match="remount /tmp"):
-        _NoMountCapability()
+    with pytest.raises(SandboxError, match="resize the tmpfs at /tmp"):
+        _NoMountCapability(builder="bwrap")

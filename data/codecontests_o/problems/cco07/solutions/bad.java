@@ -6,15 +6,13 @@ public class Main {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         int n = Integer.parseInt(in.readLine().trim());
         StringTokenizer st = new StringTokenizer(in.readLine());
-        long[] a = new long[n];
-        for (int i = 0; i < n; i++) a[i] = Long.parseLong(st.nextToken());
-        for (int i = 0; i < n; i++) {
-            int best = i;
-            for (int j = i + 1; j < n; j++) if (a[j] < a[best]) best = j;
-            long t = a[i]; a[i] = a[best]; a[best] = t;
-        }
+        List<Long> a = new ArrayList<>();
+        for (int i = 0; i < n; i++) a.add(Long.parseLong(st.nextToken()));
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j + 1 < n - i; j++)
+                if (a.get(j).compareTo(a.get(j + 1)) > 0) Collections.swap(a, j, j + 1);
         StringBuilder out = new StringBuilder();
-        for (int i = 0; i < n; i++) out.append(a[i]).append(i + 1 < n ? ' ' : '\n');
+        for (int i = 0; i < n; i++) out.append(a.get(i)).append(i + 1 < n ? ' ' : '\n');
         System.out.print(out);
     }
 }
