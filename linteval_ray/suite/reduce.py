@@ -24,7 +24,7 @@ from linteval_ray.suite.report import Examples, metric_tables, write_site
 from linteval_ray.suite.units import COMPLETE, INFRA
 
 READ_AHEAD = 8  # shards read at once
-READ_COLUMNS = sorted({*COLUMNS, "problem", "label", "status", "accepted", "failed_tests"})
+READ_COLUMNS = sorted({*COLUMNS, "solution_id"})
 
 
 class SuiteReduction(BaseModel):

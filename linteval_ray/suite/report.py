@@ -29,7 +29,8 @@ from linteval_ray.suite.metrics import Aggregate, ProblemRates, SuiteMetrics
 from linteval_ray.suite.pools import Label
 from linteval_ray.suite.rows import SuiteRow, table_rows
 
-CARD_EXAMPLES = 6  # solutions of each kind a card shows
+CARD_EXAMPLES = 6  # solutions of each kind a card shows whole
+NAMED = 50  # solutions a card names per culprit test, and incorrect ones that pass
 PER_TEST_EXAMPLES = 2  # false negatives a card shows per first failing test
 CARDS_AT_ONCE = 500  # problems whose examples are read back together
 CARDS_DIR = "cards"
@@ -71,27 +72,36 @@ def card_name(problem: str) -> str:
 
 @dataclass
 class Examples:
-    """The rows a card shows, by where they are (shard, row), chosen as the shards stream by."""
+    """What a card names and shows, chosen as the shards stream by: the misjudged solutions' names (a
+    few per culprit test, a few incorrect ones that pass) and, for a few of each, where their rows are
+    (shard, row), to show them whole."""
 
+    culprit_names: dict[tuple[str, int], list[str]] = field(default_factory=lambda: defaultdict(list))
+    passing_names: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     false_negatives: dict[str, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
     false_positives: dict[str, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
     _per_test: dict[tuple[str, int], int] = field(default_factory=lambda: defaultdict(int))
 
     def add(self, shard: int, table: pa.Table) -> None:
-        columns = table.select(["problem", "label", "status", "accepted", "failed_tests"]).to_pylist()
+        columns = table.select(["solution_id", "problem", "label", "status", "accepted", "failed_tests"]).to_pylist()
         for row_number, row in enumerate(columns):
             if row["status"] != "evaluated" or row["accepted"] is None:
                 continue
             problem = row["problem"]
             if row["label"] == Label.CORRECT and not row["accepted"]:
+                for test in row["failed_tests"] or ():
+                    if len(names := self.culprit_names[(problem, test)]) < NAMED:
+                        names.append(row["solution_id"])
                 first = (row["failed_tests"] or [-1])[0]
                 chosen = self.false_negatives[problem]
                 if len(chosen) < CARD_EXAMPLES and self._per_test[(problem, first)] < PER_TEST_EXAMPLES:
                     self._per_test[(problem, first)] += 1
                     chosen.append((shard, row_number))
-            elif row["label"] == Label.INCORRECT and row["accepted"] and \
-                    len(self.false_positives[problem]) < CARD_EXAMPLES:
-                self.false_positives[problem].append((shard, row_number))
+            elif row["label"] == Label.INCORRECT and row["accepted"]:
+                if len(names := self.passing_names[problem]) < NAMED:
+                    names.append(row["solution_id"])
+                if len(self.false_positives[problem]) < CARD_EXAMPLES:
+                    self.false_positives[problem].append((shard, row_number))
 
 
 def write_site(folder: RunFolder, metrics: SuiteMetrics, examples: Examples, shards: Sequence[str],
@@ -156,11 +166,12 @@ def _card(rates: ProblemRates, rows: dict[tuple[int, int], SuiteRow], examples: 
     facts = (f"<table class='facts'><tr><th>TPR</th><td>{pct(rates.tpr)} ({rates.accepted}/{rates.correct} correct "
              f"solutions accepted)</td></tr><tr><th>TNR</th><td>{pct(rates.tnr)} ({rates.rejected}/{rates.incorrect} "
              f"incorrect solutions rejected)</td></tr><tr><th>tests</th><td>{rates.tests}</td></tr></table>")
-    culprits = "".join(f"<tr><td class='num'>{test}</td><td class='num'>{count}</td></tr>"
+    culprits = "".join(f"<tr><td class='num'>{test}</td><td class='num'>{count}</td><td>"
+                       f"{_names(examples.culprit_names.get((rates.problem, test), []), count)}</td></tr>"
                        for test, count in rates.culprit_tests.items())
     culprit_table = (f"<h2>Tests that reject correct solutions</h2><table><thead><tr><th>test</th><th>correct "
-                     f"solutions it rejects</th></tr></thead><tbody>{culprits}</tbody></table>" if culprits else
-                     "<h2>Tests that reject correct solutions</h2><p>None.</p>")
+                     f"solutions it rejects</th><th>which</th></tr></thead><tbody>{culprits}</tbody></table>"
+                     if culprits else "<h2>Tests that reject correct solutions</h2><p>None.</p>")
     idle = [str(test) for test in range(rates.tests) if test not in rates.catching_tests]
     idle_note = (f"<h2>Tests that reject no incorrect solution</h2><p>{escape(', '.join(idle))}</p>"
                  if idle and rates.incorrect and not stopped else "")
@@ -168,12 +179,19 @@ def _card(rates: ProblemRates, rows: dict[tuple[int, int], SuiteRow], examples: 
     positives = [rows[ref] for ref in examples.false_positives.get(rates.problem, ()) if ref in rows]
     shown = f" ({len(negatives)} shown)" if negatives else ""
     fn = "".join(_false_negative(row) for row in negatives) or "<p>None.</p>"
-    fp = "".join(_false_positive(row) for row in positives) or "<p>None.</p>"
+    passing = rates.incorrect - rates.rejected
+    fp = (f"<p>{_names(examples.passing_names.get(rates.problem, []), passing)}</p>"
+          + "".join(_false_positive(row) for row in positives)) if passing else "<p>None.</p>"
     note = "<p class='note'>Judged with --stop-at-first-failure: later failing tests were not run.</p>" if stopped \
         else ""
     return (f"<p class='nav'><a href='../index.html'>all problems</a></p><h1>{escape(rates.problem)}</h1>{facts}"
             f"{note}{culprit_table}{idle_note}<h2>Correct solutions the tests reject{shown}</h2>{fn}"
-            f"<h2>Incorrect solutions that pass every test ({rates.incorrect - rates.rejected})</h2>{fp}")
+            f"<h2>Incorrect solutions that pass every test ({passing})</h2>{fp}")
+
+
+def _names(names: list[str], count: int) -> str:
+    more = f" and {count - len(names)} more" if count > len(names) else ""
+    return ", ".join(escape(name) for name in names) + more
 
 
 def _false_negative(row: SuiteRow) -> str:
