@@ -162,7 +162,7 @@ def install_debian_archive(spec: ToolSpec, recipe: DebianArchive, prefix: Path) 
             if data is None:
                 return InstallStep(name=spec.name, outcome="failed",
                                    detail=f"{deb.pool_path}: no mirror served it with the pinned sha256")
-            _unpack_deb(data, staged)
+            unpack_deb(data, staged)
         shutil.rmtree(target, ignore_errors=True)
         os.replace(staged, target)
     found = spec.locate.find(prefix)
@@ -189,7 +189,7 @@ def _download_deb(recipe: DebianArchive, deb: DebFile) -> bytes | None:
     return None
 
 
-def _unpack_deb(data: bytes, into: Path) -> None:
+def unpack_deb(data: bytes, into: Path) -> None:
     """The files of a .deb's data tarball under ``into`` (a .deb is an ar archive: a 60-byte header per member)."""
     if not data.startswith(b"!<arch>\n"):
         raise ValueError("not a Debian package (no ar header)")
