@@ -3,8 +3,9 @@
 The task is the ``task.name`` setting, else the preset's (``--dataset codecontests-o:test``), else
 the one task whose rows the split's columns are (a Parquet footer, the keys of a JSONL file's first
 line: ``load/split.py``). ``resolved`` writes the decision into the config every later step reads:
-``task.name`` set, ``task.options`` checked by the task, and a prompt version of another task
-than LintEval qualified with it (``v1`` -> ``codecontests-o/v1``: that task's own template).
+``task.name`` set, ``task.options`` checked by the task, a prompt version of another task than
+LintEval qualified with it (``v1`` -> ``codecontests-o/v1``: that task's own template), and a set's
+models ranked by Pass@1 for a task without LintEval's Reduction@P.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def resolved(config: RunConfig) -> RunConfig:
         update={"prompt_version": qualified_version(config.generation.prompt_version, name)})
     chosen = config.model_copy(update={
         "task": TaskConfig(name=name, options=options.model_dump(mode="json") if options is not None else {}),
-        "generation": generation})
+        "generation": generation,
+        # Reduction@P is LintEval's: another task's models rank by Pass@1.
+        "rank_by": config.rank_by if name == LINTEVAL_TASK else "pass_at_1"})
     spec.check_run(chosen)
     return chosen
 

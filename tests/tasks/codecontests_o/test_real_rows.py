@@ -55,7 +55,11 @@ def test_every_program_gets_its_verdict_on_the_real_problems_in_the_strict_profi
     assert verdicts(tmp_path, chosen) == {s["file"]: s["strict"] for s in chosen}
 
 
-def test_the_compat_profile_gives_the_same_verdicts_on_them(tmp_path: Path) -> None:
-    """Every program but the one that runs into compat's 20 s per test."""
-    chosen = [s for s in solutions() if s["compat"] != "time_limit"]
+COMPAT_CHOSEN = ("1342_c.ok.cpp", "1045_d.ok.py", "1139_c.ok.py", "1025_b.ok.py", "12_b.bad.py", "12_b.ok.java")
+
+
+def test_the_compat_profile_judges_them_as_the_published_harness(tmp_path: Path) -> None:
+    """The programs whose outputs the harness's line comparison sees differently (answers laid out on other
+    lines, floats, leading spaces, another valid answer) and a wrong and a Java one."""
+    chosen = [s for s in solutions() if s["file"] in COMPAT_CHOSEN]
     assert verdicts(tmp_path, chosen, "task.options.judge=compat") == {s["file"]: s["compat"] for s in chosen}
