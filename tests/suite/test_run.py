@@ -21,6 +21,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 import pytest
 
+from linteval_ray.load.presets import resolve_source
 from linteval_ray.suite.command import load_suite_config
 from linteval_ray.suite.metrics import SuiteMetrics
 from linteval_ray.suite.report import card_name
@@ -251,3 +252,21 @@ def test_a_sigkilled_driver_resumes_with_every_solution_exactly_once(tmp_path: P
     finally:
         _kill_ray_processes_under(ray_tmp)
         shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def test_linteval_problems_are_a_test_source_too(local_ray: None, tmp_path: Path) -> None:
+    originals = {json.loads(line)["sample_id"]: json.loads(line) for line in
+                 Path(resolve_source("bundled")).read_text().splitlines() if line.strip()}
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text("".join(json.dumps(row) + "\n" for row in [
+        {"problem": "lr01", "language": "cpp", "code": originals["lr01_cpp_1"]["code"], "label": "correct"},
+        {"problem": "lr01", "language": "py3", "code": originals["lr01_py3_0"]["code"], "label": "correct"},
+        {"problem": "lr01", "language": "cpp", "code": "int main() { return 0; }", "label": "incorrect"},
+    ]))
+
+    metrics = suite(tmp_path / "out", 'tests=["bundled"]', f"pools={json.dumps([str(pool)])}",
+                    problems=["lr01"]).reduction.metrics
+
+    assert [(p.problem, p.accepted, p.correct, p.rejected, p.incorrect) for p in metrics.problems] == [
+        ("lr01", 2, 2, 1, 1)]
+    assert {row["solution_id"]: row["tests"] for row in rows(tmp_path / "out")}["lr01/correct/pool.jsonl:1"] > 0
