@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 INDEX_DIR = "problems"
 INDEX_BLOCK_RECORDS = 512  # records per part: a read task of the pools loads every part
 INDEX_FILE = "index.json"
+LIMITS_OPTION = "limits_url"  # a task option naming a side table of per-problem limits
 PYTHON2, PYTHON3 = "py2", "py3"
 _SCHEMA = pa.schema([("problem", pa.string()), ("language", pa.string()), ("record_json", pa.string()),
                      ("error", pa.string())])
@@ -59,15 +60,21 @@ class TestSource:
     options: dict[str, Any]
 
 
-def test_sources(config: SuiteConfig, store: ObjectStore) -> list[TestSource]:
+def resolve_test_sources(config: SuiteConfig, store: ObjectStore, pool_limits: str | None = None) -> list[TestSource]:
     """The configured test sources, each with its task: ``task.name``, else its preset's, else the one
-    task whose rows its columns are; the task's options are checked by the task."""
+    task whose rows its columns are; the task's options are checked by the task. ``pool_limits``: a
+    pool stating each problem's limits (deepmind/code_contests rows: ``time_limit``,
+    ``memory_limit_bytes``), the side table of a task that takes one (``limits_url``: CodeContests-O,
+    whose rows state none) unless the options name another."""
     sources: list[TestSource] = []
     for given in expanded(config.tests, BUNDLED_TESTS):
         url = resolve_source(given)
         name = config.task.name or preset_task(given) or task_of_split(url, store)
         spec = task(name)
-        options = spec.options(config.task.options)
+        raw = dict(config.task.options)
+        if pool_limits and spec.options_model is not None and LIMITS_OPTION in spec.options_model.model_fields:
+            raw.setdefault(LIMITS_OPTION, pool_limits)
+        options = spec.options(raw)
         sources.append(TestSource(url=url, task=name,
                                   options=options.model_dump(mode="json") if options is not None else {}))
     return sources

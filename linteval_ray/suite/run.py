@@ -28,7 +28,7 @@ from linteval_ray.config.section import public_settings, without_credentials
 from linteval_ray.errors import LintEvalError
 from linteval_ray.languages.registry import UnknownLanguageError, language
 from linteval_ray.load.identity import stated_identity
-from linteval_ray.load.split import split_files
+from linteval_ray.load.split import split_columns, split_files
 from linteval_ray.pipeline.actor_records import cache_counts
 from linteval_ray.pipeline.progress import Progress
 from linteval_ray.pipeline.run import check_shared_tier, init_ray
@@ -36,10 +36,13 @@ from linteval_ray.pipeline.validation import actor_pool_size, pool_autoscaling, 
 from linteval_ray.stage import BatchStage
 from linteval_ray.store import manifest as run_manifests
 from linteval_ray.store.folder import RunFolder
+from linteval_ray.store.fs import ObjectStore
 from linteval_ray.suite.config import SuiteConfig
-from linteval_ray.suite.index import TestSource, build_index, test_sources
+from linteval_ray.suite.index import TestSource, build_index, resolve_test_sources
 from linteval_ray.suite.judge import SUMMARY_SCHEMA, JudgeUnits
 from linteval_ray.suite.manifest import SourceRecord, SuiteManifest, start_manifest, suite_fingerprint, write_manifest
+from linteval_ray.suite.pools import pool_format
+from linteval_ray.suite.presets import BUNDLED_POOLS, expanded
 from linteval_ray.suite.reduce import SuiteReduction, reduce_suite
 from linteval_ray.suite.source import PoolFile, pool_files, read_units
 from linteval_ray.toolchain import Toolchain, ToolchainError
@@ -51,6 +54,7 @@ log = logging.getLogger(__name__)
 
 PYTHON2 = "py2"
 PYTHON2_TOOL = "python2"
+LIMIT_COLUMN = "time_limit"
 
 
 class SuiteOutcome(BaseModel):
@@ -72,8 +76,8 @@ def run_suite(config: SuiteConfig) -> SuiteOutcome:
     run_name, output = resolve_output(config)
     folder = RunFolder.open(output, config.storage)
     store = folder.store
-    sources = test_sources(config, store)
     files = pool_files(config, store)
+    sources = resolve_test_sources(config, store, pool_limits=stated_limits(config, store))
     toolchain = Toolchain.discover()
     check_python2(config, toolchain)
     tests = [SourceRecord(url=without_credentials(s.url), task=s.task,
@@ -104,6 +108,16 @@ def run_suite(config: SuiteConfig) -> SuiteOutcome:
     manifest.cache = cache_counts(folder)
     write_manifest(folder, manifest)
     return SuiteOutcome(output=output, reduction=reduction, judged_now=judged_now)
+
+
+def stated_limits(config: SuiteConfig, store: ObjectStore) -> str | None:
+    """The first deepmind/code_contests pool whose rows state their problem's time limit (its first file's
+    columns): the limits a test source without its own takes (``index.resolve_test_sources``)."""
+    for pool in expanded(config.pools, BUNDLED_POOLS):
+        columns = split_columns(pool, store)
+        if pool_format(pool, columns) == "deepmind" and LIMIT_COLUMN in columns:
+            return pool
+    return None
 
 
 def check_python2(config: SuiteConfig, toolchain: Toolchain) -> None:
