@@ -20,7 +20,7 @@ from ray.data.datasource import FileBasedDatasource
 
 from linteval_ray.load.readers import detect_format, jsonl_rows, parquet_rows
 from linteval_ray.load.split import split_columns, split_files
-from linteval_ray.pipeline.source import NODE_ID_LABEL, READ_BLOCK_BYTES, read_num_cpus
+from linteval_ray.pipeline.source import NODE_ID_LABEL, read_num_cpus
 from linteval_ray.store.folder import RunFolder
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.suite.config import SuiteConfig
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 UNIT_SCHEMA = pa.schema([("unit", pa.string()), ("solutions", pa.int64()), ("payload", pa.large_string())])
 MB = 1 << 20
+UNIT_BLOCK_BYTES = 1  # every unit a block of its own (see read_units)
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,8 @@ def payload(unit: str, entries: list[Entry], index: ProblemIndex, merge_from: st
 
 
 def entry_of(data: dict[str, Any]) -> Entry:
-    kind = data.pop("kind")
-    return Solution(**data) if kind == "solution" else BadSolution(**data)
+    fields = {key: value for key, value in data.items() if key != "kind"}
+    return Solution(**fields) if data["kind"] == "solution" else BadSolution(**fields)
 
 
 class PoolDatasource(FileBasedDatasource):
@@ -131,7 +132,9 @@ def read_units(config: SuiteConfig, folder: RunFolder, files: list[PoolFile]) ->
     local = any(read_num_cpus(file.url) == 0 for file in files)
     on_driver = {NODE_ID_LABEL: ray.get_runtime_context().get_node_id()} if local else None
     context = ray.data.DataContext.get_current()
-    saved, context.target_max_block_size = context.target_max_block_size, READ_BLOCK_BYTES
+    # A block per unit: Ray merges a read task's small outputs up to target_max_block_size into one block, which
+    # one actor would then judge whole (a file's units one after the other, its summaries at the end).
+    saved, context.target_max_block_size = context.target_max_block_size, UNIT_BLOCK_BYTES
     try:
         ds: ray.data.Dataset = ray.data.read_datasource(source, num_cpus=read_num_cpus(files[0].url),
                                                         override_num_blocks=len(files), label_selector=on_driver)
