@@ -41,6 +41,7 @@ from linteval_ray.tasks.codecontests_o.judge import Problems
 from linteval_ray.tasks.codecontests_o.record import CodeContestsRecord
 from linteval_ray.tasks.codecontests_o.suite import GivenTestsJudge
 from linteval_ray.validate.engine import Validator
+from linteval_ray.validate.judge.compile import compile_program
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.sandbox.base import RunLimits
 
@@ -69,7 +70,7 @@ def solutions() -> list[dict[str, Any]]:
             for name, facts in sorted(expected.items())]
 
 
-def suite_costs(judge: GivenTestsJudge, found: dict[tuple[str, str], CodeContestsRecord],
+def suite_costs(judge: GivenTestsJudge, judge_ctx: JudgeContext, found: dict[tuple[str, str], CodeContestsRecord],
                 chosen: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     """CPU-s per solution (and the programs' own), each solution judged once warm."""
     options = SolutionOptions(cpp_dialects=("gnu++11", "gnu++98"))
@@ -81,8 +82,17 @@ def suite_costs(judge: GivenTestsJudge, found: dict[tuple[str, str], CodeContest
         spent = tree_cpu_s() - start
         assert judged.result is not None and judged.result.verdict == solution["verdict"], solution["file"]
         costs[solution["file"]] = {"cpu_s": spent, "programs_own": sum(t.cpu_s for t in judged.result.tests),
-                                   "tests": float(len(judged.result.tests))}
+                                   "tests": float(len(judged.result.tests)),
+                                   "compile_cpu_s": _compile_cpu_s(judge_ctx, solution)}
     return costs
+
+
+def _compile_cpu_s(ctx: JudgeContext, solution: dict[str, Any]) -> float:
+    """CPU-s of compiling the solution alone, as the suite does (once, -O2, the node's headers)."""
+    with tempfile.TemporaryDirectory(dir=ctx.scratch) as tmp:
+        start = tree_cpu_s()
+        compile_program(solution["language"], solution["code"], ctx, Path(tmp) / "prog")
+        return tree_cpu_s() - start
 
 
 def harness_costs(judge_worker: Validator, found: dict[tuple[str, str], CodeContestsRecord],
@@ -137,28 +147,33 @@ def per_core(costs: dict[str, dict[str, float]], files: list[str]) -> dict[str, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--harness-solutions", type=int, default=6,
-                        help="solutions the harness judges too (two per language, the cheapest first)")
+                        help="solutions the harness judges too (as many per language, the fewest tests first; 0: none)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     worker = Validator(ValidationConfig())
     try:
         found, chosen = records(), solutions()
         judge = GivenTestsJudge(worker)
-        suite_costs(judge, found, chosen)  # warm: each problem prepared, tools and headers built
-        ours = suite_costs(judge, found, chosen)
+        suite_costs(judge, worker.judge, found, chosen)  # warm: each problem prepared, tools and headers built
+        ours = suite_costs(judge, worker.judge, found, chosen)
         by_language: dict[str, list[str]] = {}
         for solution in sorted(chosen, key=lambda s: ours[s["file"]]["tests"]):
             by_language.setdefault(solution["language"], []).append(solution["file"])
-        subset = [f for files in by_language.values() for f in files[:max(1, args.harness_solutions // 3)]]
-        theirs = harness_costs(worker, found, [s for s in chosen if s["file"] in subset])
+        subset = [f for files in by_language.values() for f in files[:args.harness_solutions // 3]]
+        theirs = harness_costs(worker, found, [s for s in chosen if s["file"] in subset]) if subset else {}
     finally:
         worker.close()
-    figures = {"problems": len({s["problem"] for s in chosen}), "solutions": len(chosen),
-               "suite_all": per_core(ours, [s["file"] for s in chosen]),
-               "suite_on_harness_subset": per_core(ours, subset), "harness": per_core(theirs, subset),
-               "harness_subset": subset}
-    figures["speedup"] = round(figures["harness"]["cpu_s_per_solution"]
-                               / figures["suite_on_harness_subset"]["cpu_s_per_solution"], 1)
+    figures: dict[str, Any] = {
+        "problems": len({s["problem"] for s in chosen}), "solutions": len(chosen),
+        "suite_all": per_core(ours, [s["file"] for s in chosen]),
+        # the plan's figures: CPU-s per test beyond the compile, and the compile alone
+        "suite_by_language": {language: per_core(ours, files) | {"compile_cpu_s": round(
+            sum(ours[f]["compile_cpu_s"] for f in files) / len(files), 3)} for language, files in by_language.items()}}
+    if subset:
+        figures |= {"suite_on_harness_subset": per_core(ours, subset), "harness": per_core(theirs, subset),
+                    "harness_subset": subset}
+        figures["speedup"] = round(figures["harness"]["cpu_s_per_solution"]
+                                   / figures["suite_on_harness_subset"]["cpu_s_per_solution"], 1)
     print(json.dumps(figures, indent=2))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")

@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
+from linteval_ray.errors import LintEvalError
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.suite.command import load_suite_config
 from linteval_ray.suite.index import resolve_test_sources
-from linteval_ray.suite.run import stated_limits
+from linteval_ray.suite.run import check_python2, stated_limits
+from linteval_ray.toolchain import Toolchain
 
 
 def pool(path: Path, *, limits: bool) -> Path:
@@ -40,3 +43,12 @@ def test_a_deepmind_pool_states_the_limits_a_codecontests_source_lacks(tmp_path:
                                      'task.options={"limits_url": "side.jsonl"}'])
     assert resolve_test_sources(named, store, pool_limits=limits)[0].options["limits_url"] == "side.jsonl"
     assert stated_limits(load_suite_config(None, [f"pools={json.dumps([str(without)])}"]), store) is None
+
+
+def test_python2_solutions_without_python2_are_refused_in_one_line_saying_what_to_do(tmp_path: Path) -> None:
+    bare = Toolchain(prefix=tmp_path, paths={})  # a machine where toolchain install found no Python 2.7
+
+    with pytest.raises(LintEvalError, match=r"run `linteval-ray toolchain install` .* or give --python2 python3"):
+        check_python2(load_suite_config(None, []), bare)
+    check_python2(load_suite_config(None, ["suite.python2=python3"]), bare)  # as published: nothing needed
+    check_python2(load_suite_config(None, ['languages=["cpp"]']), bare)  # no Python 2 solution is judged
