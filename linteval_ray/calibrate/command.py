@@ -153,6 +153,8 @@ def _relint_on_ray(records: list[LintEvalRecord], config: RunConfig) -> Iterator
     import ray.data
     from ray.data import ActorPoolStrategy
 
+    from linteval_ray.pipeline.progress import without_ray_progress  # our progress line is the one report
+
     if not ray.is_initialized():
         ray.init(address=config.ray.address, log_to_driver=True)
     pool = config.validation.pool
@@ -164,7 +166,7 @@ def _relint_on_ray(records: list[LintEvalRecord], config: RunConfig) -> Iterator
                         compute=ActorPoolStrategy(min_size=1, max_size=most), batch_size=BATCH,
                         batch_format="pyarrow", num_cpus=pool.num_cpus)
     started, done = time.monotonic(), 0
-    for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+    for batch in without_ray_progress(ds).iter_batches(batch_format="pyarrow", batch_size=None):
         table = cast("pa.Table", batch)  # batch_format="pyarrow"
         for text in table.column("sample_json").to_pylist():
             done += 1

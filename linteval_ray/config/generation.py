@@ -20,13 +20,21 @@ from pydantic_core import PydanticCustomError
 
 from linteval_ray.config.section import NEUTRAL, SECRET, ConfigError, Section
 
+MODEL_DEFAULT = ("unset: the model's default (its generation_config.json), as `vllm serve` applies it; the vllm "
+                 "backend reads it on an engine's node, the endpoint backend leaves it to the server")
+
 
 class SamplingConfig(Section):
+    """What every request asks (docs/generation.md "Sampling"; the manifest records what it carried)."""
+
     temperature: float = 0.0
     top_p: float = 1.0
     max_tokens: int = Field(default=4096, ge=1)
     seed: int | None = 0
     stop: list[str] = Field(default_factory=list, description="stop sequences (not included in the response)")
+    top_k: int | None = Field(default=None, description=f"{MODEL_DEFAULT}; vLLM's own: off")
+    min_p: float | None = Field(default=None, ge=0, le=1, description=f"{MODEL_DEFAULT}; vLLM's own: 0")
+    repetition_penalty: float | None = Field(default=None, gt=0, description=f"{MODEL_DEFAULT}; vLLM's own: 1.0")
 
 
 class HealthConfig(Section):
@@ -45,6 +53,25 @@ class ReplayConfig(Section):
         description="JSONL/Parquet with sample_id and raw_response or revised_code (and optional draw); "
         "unset: the dataset's own revised_code / raw_response columns",
     )
+
+
+# The max_lora_rank values vLLM 0.29 accepts (vllm.config.lora.MaxLoRARanks; its default is 16): any other
+# fails at engine start. tests/generate/test_vllm_version.py checks them against the installed vLLM.
+VLLM_MAX_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
+VLLM_DEFAULT_MAX_LORA_RANK = 16
+
+
+def lora_rank_for(rank: int) -> int | None:
+    """The smallest max_lora_rank vLLM accepts that holds an adapter of rank ``rank`` (None: none does)."""
+    return next((allowed for allowed in VLLM_MAX_LORA_RANKS if allowed >= rank), None)
+
+
+def max_lora_rank_advice(rank: int) -> str:
+    """What to set for an adapter of rank ``rank``, in words."""
+    fit = lora_rank_for(rank)
+    if fit is None:
+        return f"vLLM's largest max_lora_rank is {VLLM_MAX_LORA_RANKS[-1]}: this adapter cannot be served"
+    return f"set engine_kwargs.max_lora_rank to {fit}"
 
 
 class VLLMConfig(Section):
@@ -92,6 +119,17 @@ class VLLMConfig(Section):
         description="extra environment of the engine and tokenizer actors (e.g. HF_TOKEN is better set on the "
         "nodes); its values are never recorded",
     )
+
+    @field_validator("engine_kwargs")
+    @classmethod
+    def _max_lora_rank_vllm_accepts(cls, kwargs: dict[str, Any]) -> dict[str, Any]:
+        rank = kwargs.get("max_lora_rank")
+        if rank is not None and rank not in VLLM_MAX_LORA_RANKS:
+            accepted = ", ".join(map(str, VLLM_MAX_LORA_RANKS))
+            fit = lora_rank_for(rank) if isinstance(rank, int) else None
+            raise ValueError(f"max_lora_rank {rank!r} is not one vLLM accepts ({accepted})"
+                             + (f": use {fit}, the smallest that holds rank {rank}" if fit else ""))
+        return kwargs
 
 
 class EndpointConfig(Section):

@@ -17,6 +17,7 @@ from typing import ClassVar
 import pyarrow as pa
 
 from linteval_ray.errors import LintEvalError
+from linteval_ray.generate.sampling import EffectiveSampling
 from linteval_ray.schema.result import FinishReason
 from linteval_ray.schema.rows import Generation, generation_schema
 from linteval_ray.stage import Stage
@@ -61,6 +62,11 @@ class GenerationBackend(ABC):
         probe); recorded in the manifest, fatal under ``--strict``. None by default."""
         return []
 
+    def effective_sampling(self) -> EffectiveSampling | None:
+        """The sampling parameters every request carries, once known (the vllm backend reads the model's
+        defaults inside ``engines()``), for the manifest; None: the backend samples nothing (replay)."""
+        return None
+
     @contextmanager
     def engines(self) -> Iterator[None]:
         """What the stage's engines hold (vLLM: their GPUs, reserved with a deadline) for the body of a
@@ -72,11 +78,6 @@ def failed(error: str, model: str, prompt_tokens: int | None = None) -> Generati
     """The generation columns of a row that got no response."""
     return Generation(generation_error=error, model=model, finish_reason=FinishReason.ERROR.value,
                       prompt_tokens=prompt_tokens)
-
-
-def length_or_stop(generated_tokens: int, max_tokens: int) -> str:
-    """The finish reason when the engine reports none: a response as long as the budget was cut."""
-    return (FinishReason.LENGTH if generated_tokens >= max_tokens else FinishReason.STOP).value
 
 
 def with_generation_columns(batch: pa.Table, values: Sequence[Generation]) -> pa.Table:

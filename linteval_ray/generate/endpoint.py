@@ -31,6 +31,7 @@ import pyarrow as pa
 from linteval_ray.config import ConfigError, EndpointConfig, EndpointGeneration, SamplingConfig, StorageConfig
 from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed, with_generation_columns
 from linteval_ray.generate.registry import register_backend
+from linteval_ray.generate.sampling import EffectiveSampling, for_draw, left_to_server
 from linteval_ray.prompt.template import load_template, row_messages
 from linteval_ray.schema.rows import Generation, generation_schema
 from linteval_ray.stage import BatchStage
@@ -91,6 +92,9 @@ class EndpointBackend(GenerationBackend):
 
     def model_name(self) -> str:
         return self.cfg.endpoint.model or f"endpoint:{self.cfg.endpoint.url}"
+
+    def effective_sampling(self) -> EffectiveSampling:
+        return left_to_server(self.cfg.sampling)
 
     def preflight(self) -> None:
         """The server must answer (``GET /models``, with the run's retries) and serve the model asked for."""
@@ -176,19 +180,11 @@ class EndpointCaller:
                           generation_s=time.monotonic() - started)
 
     def payload(self, messages: list[dict[str, str]], draw: int) -> dict[str, Any]:
-        s = self.sampling
-        body: dict[str, Any] = {
-            "messages": messages,
-            "temperature": s.temperature,
-            "top_p": s.top_p,
-            "max_tokens": s.max_tokens,
-        }
+        # The parameters sampling sets; one it leaves unset is not sent, so the server's default decides
+        # (vllm serve: the model's generation_config.json, as the vllm backend does: generate/sampling.py).
+        body: dict[str, Any] = {"messages": messages, **for_draw(left_to_server(self.sampling).params, draw)}
         if self.endpoint.model:
             body["model"] = self.endpoint.model
-        if s.seed is not None:
-            body["seed"] = s.seed + draw
-        if s.stop:
-            body["stop"] = list(s.stop)
         if self.chat_template_kwargs:  # vLLM and SGLang read it; OpenAI's API has no such field
             body["chat_template_kwargs"] = self.chat_template_kwargs
         return body

@@ -34,9 +34,22 @@ LARGEST_DEFAULT_MAX_NUM_SEQS = 1024
 ENGINE_RESTARTS = 3
 
 
+# What the engine itself says of each request, added to its row (Ray 2.60's vLLMOutputData keeps neither).
+FINISH_REASON_KEY = "engine_finish_reason"  # vLLM's: "length" also when the context (max_model_len) is full
+INFERENCE_S_KEY = "engine_inference_s"  # vLLM's request inference time: first scheduled -> last token
+UNKNOWN_FACTS: dict[str, Any] = {FINISH_REASON_KEY: None, INFERENCE_S_KEY: None}  # a row the engine failed
+
+
 class EngineUDF(StatefulStageUDF):
     """Ray's vLLM engine stage UDF, created in the engine actor (Ray imports torch and vLLM there only),
-    with vLLM's offline-inference batch defaults (``with_offline_batch_defaults``)."""
+    with vLLM's offline-inference batch defaults (``with_offline_batch_defaults``), each row given
+    what the engine says of its request (``FINISH_REASON_KEY``, ``INFERENCE_S_KEY``).
+
+    Ray's stage turns vLLM's ``RequestOutput`` into its own row fields, without the finish reason (so a
+    response cut at the context limit below max_tokens passed for a stop), and times a request from
+    before its wait behind Ray's request limit (``max_pending_requests``), so a request's time held its
+    queueing. The engine wrapper's ``_generate_async`` (one request into vLLM until it finished) is
+    wrapped to keep both from the ``RequestOutput``, by request id, until the row comes out."""
 
     def __init__(self, data_column: str, expected_input_keys: list[str], **engine: Any) -> None:
         from ray.llm._internal.batch.stages.vllm_engine_stage import vLLMEngineStageUDF
@@ -44,10 +57,33 @@ class EngineUDF(StatefulStageUDF):
         super().__init__(data_column, expected_input_keys)
         engine["engine_kwargs"] = with_offline_batch_defaults(engine["engine_kwargs"])
         self.engine = vLLMEngineStageUDF(data_column, expected_input_keys, **engine)
+        self.request_facts: dict[int, dict[str, Any]] = {}
+        self._keep_request_facts(self.engine.llm)
+
+    def _keep_request_facts(self, llm: Any) -> None:
+        generate = llm._generate_async
+
+        async def generate_keeping_facts(request: Any) -> Any:
+            output = await generate(request)
+            self.request_facts[request.request_id] = request_facts(output)
+            return output
+
+        llm._generate_async = generate_keeping_facts
 
     async def __call__(self, batch: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
         async for out in self.engine(batch):
+            for row in out.get(self.data_column, ()):
+                row.update(self.request_facts.pop(row.get("request_id"), UNKNOWN_FACTS))
             yield out
+
+
+def request_facts(output: Any) -> dict[str, Any]:
+    """What vLLM's ``RequestOutput`` says of how its request ended and how long the engine worked on it
+    (None without the engine's request stats: ``disable_log_stats``)."""
+    finish = output.outputs[0].finish_reason if output.outputs else None
+    stats = output.metrics
+    inference = stats.last_token_ts - stats.scheduled_ts if stats is not None and stats.scheduled_ts else None
+    return {FINISH_REASON_KEY: finish, INFERENCE_S_KEY: inference if inference is None or inference >= 0 else None}
 
 
 def with_offline_batch_defaults(engine_kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -106,13 +142,15 @@ def engine_processor(
             "should_continue_on_error": True,
             "log_engine_metrics": log_engine_metrics,
         },
+        # Named parameters where Ray 2.60 has them (its ``ray_remote_args`` go in Ray 2.64). It names none
+        # for an actor's restarts or for one placement group per actor: ``max_restarts`` and
+        # ``ray_remote_args_fn`` reach the operator through ``Processor``'s internal map_batches.
         map_batches_kwargs={
             "zero_copy_batch": True,
-            "compute": ActorPoolStrategy(size=engines),
-            "max_concurrency": concurrency,
-            "max_restarts": ENGINE_RESTARTS,
+            "compute": ActorPoolStrategy(size=engines, max_concurrent_calls_per_actor=concurrency),
             "num_cpus": 1,
             "num_gpus": 1 if one_worker and not shape.cpu_only else 0,
+            "max_restarts": ENGINE_RESTARTS,
             "ray_remote_args_fn": reservation.scheduling(),
             **({"runtime_env": runtime_env} if runtime_env else {}),
         },

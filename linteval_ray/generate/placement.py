@@ -221,6 +221,17 @@ class EngineReservation:
         return ray.get([task.options(scheduling_strategy=PlacementGroupSchedulingStrategy(
             g, placement_group_bundle_index=0)).remote(*args) for g in self.groups])
 
+    def on_first_node(self, fn: Callable[..., Any], *args: Any, runtime_env: dict[str, Any] | None = None) -> Any:
+        """``fn(*args)`` run once, in the first group (on its engine's node), in ``runtime_env`` (the
+        engines' environment: HF_TOKEN, a cache), before any engine starts there."""
+        import ray
+        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+        task = ray.remote(num_cpus=0)(fn).options(
+            scheduling_strategy=PlacementGroupSchedulingStrategy(self.groups[0], placement_group_bundle_index=0),
+            **({"runtime_env": runtime_env} if runtime_env else {}))
+        return ray.get(task.remote(*args))
+
     def release(self) -> None:
         """Remove the groups (killing any engine still in them) and wait until Ray reports them gone.
         Safe to call twice."""

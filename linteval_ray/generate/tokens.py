@@ -10,7 +10,6 @@ reaches an engine. ``reasoning_tokens`` counts the tokens of a response's reason
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,10 @@ from linteval_ray.prompt.template import row_messages
 PROMPT_ERROR_KEY = "__linteval_prompt_error__"
 PROMPT_TOKENS_KEY = "__linteval_prompt_tokens__"
 PROMPT_IDS_KEY = "__linteval_prompt_ids__"  # the prompt's token ids (empty for a refused prompt)
-# config.json keys holding the context length, in the order vLLM's own derivation prefers them.
-CONTEXT_LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length")
+TOKENIZER_UNSET_LENGTH = int(1e20)  # transformers' model_max_length when the tokenizer names none (1e30)
+# The model config's keys vLLM 0.29 derives a context length from (the smallest found wins).
+CONTEXT_LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+                       "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
 
 
 def local_model_path(model: str) -> str:
@@ -47,20 +48,25 @@ def load_tokenizer(model: str, trust_remote_code: bool = False) -> Any:
     return AutoTokenizer.from_pretrained(local_model_path(model), trust_remote_code=trust_remote_code)
 
 
-def context_length(model: str, engine_kwargs: dict[str, Any]) -> int | None:
-    """``max_model_len`` if given, else the model's own context length from its config.json
-    (None when it names none: then no prompt is refused before the engine)."""
+def context_length(model: str, engine_kwargs: dict[str, Any], tokenizer: Any) -> int | None:
+    """``max_model_len`` if given, else the model's own context length as vLLM derives it when not told:
+    the smallest of the model config's CONTEXT_LENGTH_KEYS and the tokenizer's ``model_max_length`` (None
+    when neither names one: then no prompt is refused before the engine). The config is read through
+    transformers, so a hub id's comes from the hub (config.json only, into the Hugging Face cache, with the
+    node's HF_TOKEN), as the engines read it; vLLM's RoPE scaling factor is not applied: a model whose
+    context a rope_scaling stretches needs max_model_len."""
     if engine_kwargs.get("max_model_len"):
         return int(engine_kwargs["max_model_len"])
-    config_file = Path(local_model_path(model)) / "config.json"
-    if not config_file.is_file():
-        return None
-    config = json.loads(config_file.read_text())
-    for section in (config, config.get("text_config") or {}):
-        for key in CONTEXT_LENGTH_KEYS:
-            if isinstance(section.get(key), int):
-                return int(section[key])
-    return None
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(local_model_path(model), revision=engine_kwargs.get("revision"),
+                                        trust_remote_code=bool(engine_kwargs.get("trust_remote_code", False)))
+    text = config.get_text_config()
+    lengths = [getattr(text, key) for key in CONTEXT_LENGTH_KEYS if isinstance(getattr(text, key, None), int)]
+    declared = getattr(tokenizer, "model_max_length", None)
+    if isinstance(declared, int) and declared < TOKENIZER_UNSET_LENGTH:
+        lengths.append(declared)
+    return min(lengths) if lengths else None
 
 
 def prompt_token_ids(tokenizer: Any, messages: list[dict[str, str]], chat_template: str | None,
@@ -93,7 +99,7 @@ class PromptFit:
         self.prompt_version = prompt_version
         self.chat_template = chat_template
         self.chat_template_kwargs = chat_template_kwargs
-        length = context_length(model, engine_kwargs)
+        length = context_length(model, engine_kwargs, self.tokenizer)
         self.budget = None if length is None else length - max_tokens
         self.budget_text = f"(max_model_len {length} - max_tokens {max_tokens})"
 

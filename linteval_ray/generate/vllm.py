@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linteval_ray.config import ConfigError, StorageConfig, VLLMConfig, VLLMGeneration
-from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed, length_or_stop
+from linteval_ray.config.generation import VLLM_DEFAULT_MAX_LORA_RANK
+from linteval_ray.generate.base import GenerationBackend, GenerationUnavailable, failed
 from linteval_ray.generate.lora_probe import adapter_problem, probe_lora
 from linteval_ray.generate.placement import (
     SLIVER,
@@ -50,6 +51,7 @@ from linteval_ray.generate.placement import (
     placement_problem,
 )
 from linteval_ray.generate.registry import register_backend
+from linteval_ray.generate.sampling import EffectiveSampling, for_draw, model_sampling_defaults, with_model_defaults
 from linteval_ray.generate.tokens import (
     PROMPT_ERROR_KEY,
     PROMPT_IDS_KEY,
@@ -84,7 +86,6 @@ CPU_ENGINE_DEFAULTS: dict[str, Any] = {
     "enable_chunked_prefill": False,
 }
 CPU_STAGE_NUM_CPUS = 0.1  # the light stages around a CPU engine (the engine has the cores)
-VLLM_DEFAULT_MAX_LORA_RANK = 16  # vLLM's LoRAConfig default
 
 
 class VLLMBackend(GenerationBackend):
@@ -95,13 +96,13 @@ class VLLMBackend(GenerationBackend):
     def __init__(self, cfg: VLLMGeneration) -> None:
         if not cfg.vllm.model:
             raise ConfigError("generation.vllm.model is required (a local path, s3:// path or hub id)")
-        if looks_like_a_path(cfg.vllm.model) and not Path(cfg.vllm.model).expanduser().exists():
-            raise ConfigError(f"generation.vllm.model: {cfg.vllm.model} does not exist (a local folder, "
-                              "s3:// / gs:// path or hub id such as Qwen/Qwen2.5-Coder-7B-Instruct)")
+        # A local model folder is looked for where the engines load it (``_check_local_paths``), never
+        # here: the driver (a CPU head) need not mount the GPU nodes' weights.
         self.cfg = cfg
         self.vllm: VLLMConfig = cfg.vllm
         self._prompt_version = load_template(cfg.prompt_version).version_id
         self._reservation: EngineReservation | None = None
+        self._sampling: EffectiveSampling | None = None
 
     @classmethod
     def from_config(cls, generation: VLLMGeneration, storage: StorageConfig | None) -> VLLMBackend:
@@ -173,13 +174,34 @@ class VLLMBackend(GenerationBackend):
 
     @contextmanager
     def engines(self) -> Iterator[None]:
-        """The run's engines' resources, reserved (waiting at most ``placement_timeout_s``) and released after."""
+        """The run's engines' resources, reserved (waiting at most ``placement_timeout_s``) and released
+        after; meanwhile the sampling of every request, the model's defaults read on an engine's node."""
         with self.reserve(self.vllm.replicas, "run") as reservation:
+            self._sampling = with_model_defaults(self.cfg.sampling, self._model_defaults(reservation))
+            log.info("sampling of every request: %s", self._sampling.model_dump_json())
             self._reservation = reservation
             try:
                 yield
             finally:
                 self._reservation = None
+
+    def _model_defaults(self, reservation: EngineReservation) -> dict[str, Any]:
+        """The model's sampling defaults, read on the first engine's node (as its engine reads the model)."""
+        import ray.exceptions
+
+        try:
+            defaults: dict[str, Any] = reservation.on_first_node(
+                model_sampling_defaults, str(self.vllm.model), self.vllm.engine_kwargs, runtime_env=self.runtime_env())
+        except ray.exceptions.RayTaskError as exc:  # what the engine would die of there: one line now
+            cause = str(exc.cause if exc.cause is not None else exc).strip().splitlines()[0]
+            raise GenerationUnavailable(f"generation.vllm.model: {self.vllm.model} on Ray node "
+                                        f"{reservation.node_ids()[0]}: vLLM cannot read its configuration "
+                                        f"({cause})") from None
+        return defaults
+
+    def effective_sampling(self) -> EffectiveSampling | None:
+        """Known once ``engines()`` has read the model's defaults."""
+        return self._sampling
 
     def reserve(self, engines: int, purpose: str) -> EngineReservation:
         """Placement groups for ``engines`` engines, the local model and adapter checked on each engine's node."""
@@ -230,15 +252,14 @@ class VLLMBackend(GenerationBackend):
 
     def generate(self, ds: ray.data.Dataset) -> ray.data.Dataset:
         """PromptFit -> the engines -> every row cut to its input + generation columns."""
-        if self._reservation is None:
+        if self._reservation is None or self._sampling is None:
             raise RuntimeError("the vLLM stage runs inside `with backend.engines():` (its engines' placement)")
         local = self.light_stage_kwargs(on_generation_nodes=False)
         processor = self.processor(
             self._reservation, self.vllm.engine_kwargs,
-            preprocess=partial(prompt_row, sampling=self.cfg.sampling.model_dump(),
+            preprocess=partial(prompt_row, sampling=self._sampling.params,
                                model=self.lora_request_name() or str(self.vllm.model)),
-            postprocess=partial(generation_row, model=self.model_name(), tokenizer_model=str(self.vllm.model),
-                                max_tokens=self.cfg.sampling.max_tokens))
+            postprocess=partial(generation_row, model=self.model_name(), tokenizer_model=str(self.vllm.model)))
         return processor(self.prompt_fit(ds)).map(partial(finish_row, model=self.model_name()), **local)
 
     def prompt_fit(self, ds: ray.data.Dataset) -> ray.data.Dataset:
@@ -317,43 +338,31 @@ def looks_like_a_path(model: str) -> bool:
 
 
 def prompt_row(row: dict[str, Any], *, sampling: dict[str, Any], model: str) -> dict[str, Any]:
-    """Processor input for one row: its prompt's token ids, sampling params, model/LoRA. A prompt
-    ``PromptFit`` refused is marked failed here, so that it bypasses the engine."""
+    """Processor input for one row: its prompt's token ids, its draw's sampling params (``sampling``:
+    ``EffectiveSampling.params``; the engine detokenizes, vLLM's default, which ``stop`` strings need),
+    model/LoRA. A prompt ``PromptFit`` refused is marked failed here, so that it bypasses the engine."""
     inputs = [name for name in row if not str(name).startswith(INTERNAL_PREFIX)]
     return {INPUT_COLUMNS_KEY: inputs, "model": model, "tokenized_prompt": row[PROMPT_IDS_KEY],
-            "sampling_params": sampling_params(sampling, int(row.get("draw") or 0)),
+            "sampling_params": for_draw(sampling, int(row.get("draw") or 0)),
             # Set on every row: Ray Data unifies the keys of a block's rows, and a missing key would
             # come back as None, which Ray's stages take for an error.
             INFERENCE_ERROR_KEY: row[PROMPT_ERROR_KEY] or ""}
 
 
-def sampling_params(sampling: dict[str, Any], draw: int) -> dict[str, Any]:
-    """vLLM SamplingParams for one draw: seed + draw, so draws differ yet reproduce. The engine
-    detokenizes (vLLM's default), which ``stop`` strings need."""
-    params = {
-        "temperature": sampling["temperature"],
-        "top_p": sampling["top_p"],
-        "max_tokens": sampling["max_tokens"],
-    }
-    if sampling.get("stop"):
-        params["stop"] = list(sampling["stop"])
-    if sampling.get("seed") is not None:
-        params["seed"] = int(sampling["seed"]) + draw
-    return params
+def generation_row(data: dict[str, Any], *, model: str, tokenizer_model: str) -> dict[str, Any]:
+    """Postprocess (rows the engine answered): the generation columns, input columns kept; the finish
+    reason and the time are the engine's own (``engine.EngineUDF``)."""
+    from linteval_ray.generate.engine import FINISH_REASON_KEY, INFERENCE_S_KEY  # Ray's LLM stages: not at import
 
-
-def generation_row(data: dict[str, Any], *, model: str, tokenizer_model: str, max_tokens: int) -> dict[str, Any]:
-    """Postprocess (rows the engine answered): the generation columns, input columns kept."""
     text = data.get("generated_text") or ""
     generated = int(data.get("num_generated_tokens") or 0)
-    seconds = data.get("time_taken_llm")
+    seconds = data.get(INFERENCE_S_KEY)
     generation = Generation(
         raw_response=text, tokens_used=generated, model=model,
         prompt_tokens=_int(data.get("num_input_tokens")), generated_tokens=generated,
-        # ray.data.llm 2.60 passes no finish reason on; a stop sequence ends below max_tokens.
-        finish_reason=length_or_stop(generated, max_tokens),
+        finish_reason=data.get(FINISH_REASON_KEY),
         reasoning_tokens=reasoning_tokens(text, generated, _LazyTokenizer(tokenizer_model)),
-        generation_s=float(seconds) if seconds is not None and seconds >= 0 else None,
+        generation_s=float(seconds) if seconds is not None else None,
     )
     return {**input_columns(data), INPUT_COLUMNS_KEY: data[INPUT_COLUMNS_KEY], **generation.model_dump()}
 

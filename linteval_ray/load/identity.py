@@ -45,12 +45,12 @@ def stated_identity(files: Sequence[str], store: ObjectStore, side_tables: Seque
 
 
 def _file_identity(url: str, store: ObjectStore) -> dict[str, Any]:
-    fs, path = store.filesystem(url)
     try:
+        fs, path = store.filesystem(url)
         info = fs.info(path)
     except FileNotFoundError as exc:
         raise SourceError(f"cannot open {url}: no such file") from exc
-    except OSError as exc:
+    except Exception as exc:
         raise SourceError(f"cannot open {url}: {type(exc).__name__}: {exc}") from exc
     entry: dict[str, Any] = {"file": url.rstrip("/").rsplit("/", 1)[-1], "size": int(info.get("size") or 0)}
     stated = stated_hash(info)
@@ -94,7 +94,9 @@ def parquet_footer(url: str, store: ObjectStore, size: int) -> tuple[bytes, int]
         if tail[4:] != _PARQUET_MAGIC or length + _TAIL > size:
             raise SourceError(f"{url}: not a Parquet file (no footer)")
         footer = bytes(fs.cat_file(path, start=size - _TAIL - length, end=size))
-    except OSError as exc:
+    except SourceError:
+        raise
+    except Exception as exc:
         raise SourceError(f"reading {url} failed: {type(exc).__name__}: {exc}") from exc
     try:
         rows = pq.read_metadata(pa.BufferReader(b"PAR1" + footer)).num_rows

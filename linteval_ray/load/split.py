@@ -25,10 +25,10 @@ def split_files(url: str, store: ObjectStore) -> list[str]:
     (``SourceError`` when a glob matches nothing)."""
     if not globbing.has_magic(url):
         return [url]
-    fs, path = store.filesystem(url)
     try:
+        fs, path = store.filesystem(url)
         matches = sorted(str(match) for match in fs.glob(path))
-    except OSError as exc:
+    except Exception as exc:
         raise SourceError(f"cannot list {url}: {type(exc).__name__}: {exc}") from exc
     if not matches:
         raise SourceError(f"{url}: no file matches")

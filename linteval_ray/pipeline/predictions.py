@@ -17,7 +17,7 @@ import logging
 import uuid
 from typing import TYPE_CHECKING, Any, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from linteval_ray.config import RunConfig
 from linteval_ray.config.section import public_settings, result_settings, without_credentials
@@ -54,6 +54,8 @@ class GenerationRecord(BaseModel):
     prompt_version: str | None
     backend: str
     generation: dict[str, Any]
+    sampling: dict[str, Any] = Field(default_factory=dict, description="what every request carried (the "
+                                     "manifest's ``sampling``: generate/sampling.py EffectiveSampling)")
 
 
 class GenerateOutcome(BaseModel):
@@ -82,6 +84,9 @@ def generate(config: RunConfig) -> GenerateOutcome:
     done = answered_row_ids(folder, store)
     log.info("%d rows already generated; streaming %s -> %s", len(done), url, folder)
     with backend.engines():
+        if (sampling := backend.effective_sampling()) is not None:  # known here: the model's defaults read
+            record.sampling = sampling.model_dump()
+            store.write_atomic(join(folder, PREDICTIONS_RECORD), record.model_dump_json(indent=2).encode())
         new_rows, errors = _generate_rows(backend.stage(), _rows_to_generate(config, url, store, done), folder, store)
     return GenerateOutcome(folder=folder, resumed_rows=len(done), new_rows=new_rows, errors=errors)
 

@@ -2,11 +2,14 @@
 
 When stderr is a terminal, one line is redrawn in place, as Ray Data draws its bars:
 done/total, the bar, rate, elapsed and ETA, and the outcome so far (passed, failed, errors:
-rows not evaluated). It ends with a summary line. Meanwhile Ray Data's own bars are off (two
-writers redrawing one terminal garble it; ``run`` turns them off when ``live``), and anything
-else written to stderr or stdout (logs, Ray's forwarded worker output) first clears the bar,
-which is redrawn below it. Elsewhere (``ray job submit``, CI, a file) the periodic log lines:
-what one greps in a job log.
+rows not evaluated). It ends with a summary line. Anything else written to stderr or stdout
+(logs, Ray's forwarded worker output) first clears the bar, which is redrawn below it.
+Elsewhere (``ray job submit``, CI, a file) the periodic log lines: what one greps in a job log.
+
+Ray Data's own progress is off for the datasets a run iterates (``without_ray_progress``): on a
+terminal two writers redrawing one line garble it, and elsewhere Ray Data logs a block of nine
+lines every 10 s (``RAY_DATA_NON_TTY_PROGRESS_LOG_INTERVAL``) beside our one line: thousands of
+lines in a full split's job log. Its warnings are logged as before.
 """
 
 from __future__ import annotations
@@ -20,15 +23,25 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from linteval_ray.schema import Status
+
+if TYPE_CHECKING:
+    import ray.data
 
 log = logging.getLogger("linteval_ray.progress")
 
 CLEAR_LINE = "\r\x1b[K"
 REDRAW_S = 1.0  # the bar's clock ticks between batches too
 _BAR_CELLS = " ▏▎▍▌▋▊▉█"
+
+
+def without_ray_progress(ds: ray.data.Dataset) -> ray.data.Dataset:
+    """``ds`` with Ray Data's progress reporting off (see the module docstring). A dataset runs with the
+    context it was created with, a copy of the current one, so it is set there, not on the current."""
+    ds.context.enable_progress_bars = False
+    return ds
 
 
 def _duration(seconds: float) -> str:

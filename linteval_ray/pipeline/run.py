@@ -33,7 +33,7 @@ from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import SourceDigest
 from linteval_ray.pipeline.actor_records import audit_counts, cache_counts, out_of_service_reports
 from linteval_ray.pipeline.dataset import identity_in_background, resolved, run_task, task_fingerprint
-from linteval_ray.pipeline.progress import Progress
+from linteval_ray.pipeline.progress import Progress, without_ray_progress
 from linteval_ray.pipeline.validation import pool_autoscaling, shared_cache_validation
 from linteval_ray.pipeline.wiring import pipeline_stages
 from linteval_ray.reduce.reduce import Reduction, reduce_run
@@ -114,6 +114,7 @@ def run(config: RunConfig) -> RunOutcome:
     intake: list[Stage] = [admit_stage(folder, broadcast_done(done), url), batches_stage(config, url)]
     stages = pipeline_stages(config, folder, intake, generation)
     with generation.engines():  # after the probe: its engine's GPUs are free again
+        record_sampling(folder, manifest, generation)
         inputs = read_inputs(config, url, folder.store, store_data=True,
                              cache_url=shared_cache_validation(config.validation, folder).cache_url)
         _execute(stages, inputs, expected=rows_expected(config, source.rows, len(done)), already_done=len(done))
@@ -214,6 +215,15 @@ def check_shared_tier(config: RunConfig, folder: RunFolder) -> None:
                             "s3://... every node reaches) or write the output to object storage")
 
 
+def record_sampling(folder: RunFolder, manifest: manifests.Manifest, generation: GenerationBackend) -> None:
+    """What every generation request carries, in the manifest before the first one (inside ``engines()``:
+    the vllm backend has read the model's defaults there)."""
+    sampling = generation.effective_sampling()
+    if sampling is not None:
+        manifest.sampling = sampling.model_dump()
+        manifests.write_manifest(folder, manifest)
+
+
 def finish_manifest(folder: RunFolder, manifest: manifests.Manifest, reduction: Reduction) -> None:
     manifest.finished_at = manifests.now()
     manifest.counts = {"rows": reduction.rows, "duplicates_dropped": reduction.duplicates,
@@ -244,23 +254,13 @@ def init_ray(config: RunConfig) -> None:
 def _execute(stages: list[Stage], ds: ray.data.Dataset, expected: int | None, already_done: int) -> None:
     """Stream the checked input rows through the stages; the last one's summary rows drive the
     progress log."""
-    import ray.data
-
     from linteval_ray.pipeline.source import stream_schema
 
     check_chain(stages, stream_schema().names)
     for stage in stages:
         ds = stage.apply(ds)
     ds.context.autoscaling_config = pool_autoscaling()  # the context the dataset runs with
-    progress = Progress(total=expected, already_done=already_done)
-    context = ray.data.DataContext.get_current()
-    ray_bars = context.enable_progress_bars
-    # On a terminal ours is the one live bar: a second writer redrawing the same lines garbles both.
-    context.enable_progress_bars = ray_bars and not progress.live
-    try:
-        with progress:
-            for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
-                summary = cast("pa.Table", batch)  # batch_format="pyarrow"
-                progress.update(summary.column("status").to_pylist(), summary.column("pass_at_1").to_pylist())
-    finally:
-        context.enable_progress_bars = ray_bars
+    with Progress(total=expected, already_done=already_done) as progress:
+        for batch in without_ray_progress(ds).iter_batches(batch_format="pyarrow", batch_size=None):
+            summary = cast("pa.Table", batch)  # batch_format="pyarrow"
+            progress.update(summary.column("status").to_pylist(), summary.column("pass_at_1").to_pylist())

@@ -30,7 +30,6 @@ MODEL_CONFIG = "config.json"
 # "checkpoint", else the last number in the name.
 _NAMED_STEP = re.compile(r"(?:step|checkpoint|ckpt)[-_]?(\d+)", re.IGNORECASE)
 _LAST_NUMBER = re.compile(r"(\d+)(?!.*\d)")
-MAX_LORA_RANK_DEFAULT = 16  # vLLM's max_lora_rank unless configured
 
 
 class CheckpointError(LintEvalError):

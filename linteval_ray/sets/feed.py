@@ -20,8 +20,10 @@ running execution can be fed from, so the feed is one:
   problem order the intake cut it in is kept (``pipeline/source.py``), no call mixes two models'
   rows, and the stream carries one object per batch, not one per row.
 
-The read task is not retried (``max_retries=0``): a retry would start after the items the dead
-task had taken, so rows would silently be missing; the set fails instead, and a rerun resumes it.
+The feed is read once: a retry of the read task (Ray retries a task whose worker died) would start
+after the items the dead task had taken, so rows would silently be missing. The task claims the
+feed first and a second claim fails it, so the set fails instead, and a rerun resumes it. (Ray 2.60
+deprecates the ``ray_remote_args={"max_retries": 0}`` that said so, and names no parameter for it.)
 """
 
 from __future__ import annotations
@@ -55,6 +57,12 @@ class Feed:
         self._items: collections.deque[FeedItem] = collections.deque()
         self._closed = False
         self._changed = asyncio.Event()
+        self._claimed = False
+
+    async def claim(self) -> bool:
+        """True for the first reader only: a second one would miss what the first took."""
+        first, self._claimed = not self._claimed, True
+        return first
 
     async def put(self, item: FeedItem) -> None:
         self._items.append(item)
@@ -70,6 +78,10 @@ class Feed:
             self._changed.clear()
             await self._changed.wait()
         return self._items.popleft() if self._items else None
+
+
+class FeedReadTwice(RuntimeError):
+    """A second read of the feed: what the first read took is gone."""
 
 
 class FeedDatasource(Datasource):
@@ -88,6 +100,10 @@ class FeedDatasource(Datasource):
         feed, batch_size = self._feed, self._batch_size
 
         def read() -> Iterator[pa.Table]:
+            if not ray.get(feed.claim.remote()):
+                raise FeedReadTwice("the set's validation source was started again (Ray retried its read task "
+                                    "after its worker died): the rows the first attempt took would be missing, so "
+                                    "the set stops here; run it again to resume")
             while (item := cast("FeedItem | None", ray.get(feed.get.remote()))) is not None:
                 model, blocks = item
                 for ref, first, end in blocks:
@@ -125,7 +141,7 @@ def feed_dataset(feed: ray.actor.ActorHandle[Any], batch_size: int) -> ray.data.
     try:
         # No CPU: the task waits for the feed most of the time and copies a batch when one comes.
         ds: ray.data.Dataset = ray.data.read_datasource(FeedDatasource(feed, batch_size), override_num_blocks=1,
-                                                        num_cpus=0, ray_remote_args={"max_retries": 0})
+                                                        num_cpus=0)
         return ds
     finally:
         context.target_max_block_size = saved

@@ -49,12 +49,13 @@ from linteval_ray.generate.registry import build_backend
 from linteval_ray.load.presets import resolve_source
 from linteval_ray.load.readers import SourceDigest
 from linteval_ray.pipeline.dataset import identity_in_background, resolved, run_task
-from linteval_ray.pipeline.progress import Progress
+from linteval_ray.pipeline.progress import Progress, without_ray_progress
 from linteval_ray.pipeline.run import (
     RunMismatchError,
     broadcast_done,
     finish_manifest,
     init_ray,
+    record_sampling,
     resolve_output,
     rows_expected,
     run_fingerprint_parts,
@@ -260,13 +261,11 @@ class SetDriver:
         stages = set_stages(self.config.model_copy(update={"validation": self.validation}), lanes)
         validation = _applied(stages, feed_dataset(feed, self.config.validation.pool.batch_size), PACKED_SCHEMA.names)
         validation.context.autoscaling_config = pool_autoscaling()  # the context the dataset runs with
+        without_ray_progress(validation)
         tally = Tally(prepared)
         totals = [rows_expected(p.config, self.source.rows, len(p.done)) for p in prepared]
         progress = Progress(total=None if None in totals else sum(t or 0 for t in totals),
                             already_done=sum(len(p.done) for p in prepared))
-        context = ray.data.DataContext.get_current()
-        ray_bars = context.enable_progress_bars
-        context.enable_progress_bars = ray_bars and not progress.live  # ours is the one live bar
         finisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="set-finisher")
         finishing: list[Future[None]] = []
 
@@ -289,7 +288,6 @@ class SetDriver:
                     ray.get(feed.close.remote())  # validation ends once what was fed is judged
                     consumer.join()
         finally:
-            context.enable_progress_bars = ray_bars
             finisher.shutdown(wait=True)  # the models that completed finish, whatever failed
         if tally.error is not None:
             raise tally.error
@@ -317,9 +315,10 @@ class SetDriver:
         # The stages are built inside: a vLLM stage places its engines in the groups reserved here,
         # removed at the block's end, before the next model's are reserved.
         with model.backend.engines():
+            record_sampling(model.folder, model.manifest, model.backend)
             inputs = read_inputs(model.config, self.url, model.folder.store, store_data=True,
                                  cache_url=self.validation.cache_url)
-            rows = _applied(stages, inputs, stream_schema().names)
+            rows = without_ray_progress(_applied(stages, inputs, stream_schema().names))
             for bundle in rows.iter_internal_ref_bundles():
                 blocks = [(entry.ref, *_slice(block_slice)) for entry, block_slice in zip(
                     bundle.blocks, bundle.slices or [None] * len(bundle.blocks), strict=True)]

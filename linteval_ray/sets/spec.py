@@ -25,8 +25,14 @@ from linteval_ray.config import (
     TrackingConfig,
     describe_errors,
 )
-from linteval_ray.config.generation import parse_generation, switch_backend
-from linteval_ray.sets.checkpoints import MAX_LORA_RANK_DEFAULT, Checkpoint
+from linteval_ray.config.generation import (
+    VLLM_DEFAULT_MAX_LORA_RANK,
+    lora_rank_for,
+    max_lora_rank_advice,
+    parse_generation,
+    switch_backend,
+)
+from linteval_ray.sets.checkpoints import Checkpoint
 
 
 class SetMember(BaseModel):
@@ -79,8 +85,12 @@ def checkpoint_member(base: GenerationSettings, checkpoint: Checkpoint) -> SetMe
                               "generation.vllm.model (--set generation.vllm.model=PATH_OR_HUB_ID)")
         vllm["lora"] = checkpoint.url
         rank, engine_kwargs = checkpoint.lora_rank, dict(vllm.get("engine_kwargs") or {})
-        if rank and rank > MAX_LORA_RANK_DEFAULT and "max_lora_rank" not in engine_kwargs:
-            vllm["engine_kwargs"] = {**engine_kwargs, "max_lora_rank": rank}  # vLLM refuses r > its default
+        if rank and rank > VLLM_DEFAULT_MAX_LORA_RANK and "max_lora_rank" not in engine_kwargs:
+            # vLLM refuses r above its max_lora_rank, and a max_lora_rank not among those it accepts.
+            if (fit := lora_rank_for(rank)) is None:
+                raise ConfigError(f"checkpoint {checkpoint.url}: its rank {rank} is above what vLLM serves "
+                                  f"({max_lora_rank_advice(rank)})")
+            vllm["engine_kwargs"] = {**engine_kwargs, "max_lora_rank": fit}
     data["vllm"] = vllm
     return SetMember(name=checkpoint.name, generation=_parsed(data, f"checkpoint {checkpoint.url}"),
                      step=checkpoint.step, checkpoint=checkpoint.url)

@@ -20,8 +20,10 @@ from linteval_ray.store.folder import RunFolder
 # be resumed by this version, whatever its settings. 2: the settings that can change a result only
 # (speed settings, where files go, credentials left out: config/section.py). 3: the lint profile
 # by the identities of the languages the run covers only (``run_fingerprint_parts``). 4: the tools by the same
-# languages' identities (``Toolchain.language_id``): registering another language changes nothing.
-FINGERPRINT_SCHEME = 4
+# languages' identities (``Toolchain.language_id``): registering another language changes nothing. 5: sampling's
+# top_k, min_p and repetition_penalty, unset by default: the vllm backend then applies the model's
+# generation_config.json defaults, as ``vllm serve`` does (it applied none before).
+FINGERPRINT_SCHEME = 5
 
 
 def now() -> str:
@@ -85,6 +87,10 @@ class Manifest(BaseModel):
         "audited, agreed, disagreed, disagreeing_rows (a few row ids); the reference judgement is recorded",
     )
     warnings: list[str] = Field(default_factory=list, description="checks before generation (the LoRA probe)")
+    sampling: dict[str, Any] = Field(
+        default_factory=dict,
+        description="what every generation request carried (generate/sampling.py EffectiveSampling): params, "
+        "from_model (taken from the model's generation_config.json), left_to_server (the endpoint's defaults)")
     out_of_service: dict[str, str] = Field(
         default_factory=dict, description="worker -> why its canary took it out of service (its batches went to "
         "a restarted worker, or, once its node used up its hand-overs, its rows are infra_error)")

@@ -114,7 +114,8 @@ def engine_pool(ds: ray.data.Dataset) -> dict[str, Any]:
         todo.extend(op.input_dependencies)
     [engine] = [op for op in seen if "EngineUDF" in op.name]
     compute = engine.compute
-    return {"min_size": compute.min_size, "max_size": compute.max_size}
+    return {"min_size": compute.min_size, "max_size": compute.max_size,
+            "calls_per_engine": compute.max_concurrent_calls_per_actor, "remote_args": sorted(engine.ray_remote_args)}
 
 
 BUNDLED = Path(linteval_ray.__file__).parent / "load" / "bundled" / "linteval_bundled.jsonl"
@@ -131,7 +132,8 @@ def main() -> None:
     ray.init(log_to_driver=False)
     outcome = SCENARIOS[scenario](VLLMBackend(config))
     result = {"scenario": scenario, "nodes": node_facts(), **outcome,  # the nodes at the end: those added too
-              "model_libraries": sorted(m for m in ("transformers", "torch", "vllm") if m in sys.modules)}
+              "model_libraries": sorted(m for m in ("transformers", "torch", "vllm") if m in sys.modules),
+              "model_on_driver": Path(str(config.vllm.model)).exists()}
     print("RESULT " + json.dumps(result), flush=True)
     os._exit(0)  # leave the stage's threads and actors to the job's end
 

@@ -25,17 +25,27 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def drive(cluster: RayCluster, python: Path, scenario: str, vllm: dict[str, Any],
-          timeout_s: float = 300.0, cwd: Path = REPO) -> tuple[dict[str, Any], str]:
-    """Run the driver scenario (in ``cwd``); its RESULT and its log."""
+          timeout_s: float = 300.0, cwd: Path = REPO, hidden: Path | None = None) -> tuple[dict[str, Any], str]:
+    """Run the driver scenario (in ``cwd``; ``hidden``: a folder the driver sees empty, as a volume only the
+    GPU nodes mount); its RESULT and its log."""
     config = json.dumps({"backend": "vllm", "vllm": {"placement_timeout_s": 120, **vllm}})
     env = {**cluster.env, "PYTHONPATH": str(REPO), "HOME": os.environ.get("HOME", "/root")}
-    proc = subprocess.run([str(python), "-m", "tests.cluster.gpu_driver", scenario, config], cwd=cwd, env=env,
+    # The same filesystem and network, but an empty tmpfs over ``hidden`` (a mount namespace of its own).
+    wrap = ["bwrap", "--dev-bind", "/", "/", "--tmpfs", str(hidden), "--"] if hidden else []
+    proc = subprocess.run([*wrap, str(python), "-m", "tests.cluster.gpu_driver", scenario, config], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout_s)
     results = [line.removeprefix("RESULT ") for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     assert proc.returncode == 0 and len(results) == 1, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr[-6000:]}"
     result = json.loads(results[0])
     assert result["model_libraries"] == [], "the driver imported a model library"
     return result, proc.stderr
+
+
+def model_folder(path: Path) -> Path:
+    """A model folder as far as the run reads it before an engine starts: its config (a Llama's)."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text(json.dumps({"model_type": "llama", "architectures": ["LlamaForCausalLM"]}))
+    return path
 
 
 def types_of(result: dict[str, Any], node_id: str) -> list[str]:
@@ -91,6 +101,28 @@ def test_an_adapter_folder_missing_where_the_engine_loads_it_is_one_line(
     assert types_of(result, node) == ["A10G"]
 
 
+def test_weights_mounted_only_on_the_gpu_nodes_are_found_where_the_engines_load_them(
+        gpu_cluster: RayCluster, cpu_image_python: Path, tmp_path: Path) -> None:
+    """The head (the driver) does not mount the GPU nodes' model volume: the folder is looked for on each
+    engine's node, not on the driver, and a folder the nodes lack is named there."""
+    model = model_folder(tmp_path / "volume" / "qwen-7b")
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused", {"model": str(model), "accelerator_type": "A10G"},
+                      hidden=tmp_path / "volume")
+    assert (result["model_on_driver"], result["error"]) == (False, None)
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused",
+                      {"model": str(tmp_path / "volume" / "missing"), "accelerator_type": "A10G"})
+    [node] = [n for n in result["nodes"] if n in result["error"]]
+    assert result["error"] == (f"generation.vllm.model: {tmp_path / 'volume' / 'missing'} does not exist on Ray "
+                               f"node {node}, where an engine loads it (every GPU node needs the same local folders)")
+    # A folder there that is no model (no config.json): what its engine would die of, in one line before it starts.
+    (tmp_path / "volume" / "empty").mkdir()
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused",
+                      {"model": str(tmp_path / "volume" / "empty"), "accelerator_type": "A10G"})
+    [node] = [n for n in result["nodes"] if n in result["error"]]
+    assert result["error"].startswith(f"generation.vllm.model: {tmp_path / 'volume' / 'empty'} on Ray node {node}: "
+                                      "vLLM cannot read its configuration (Invalid repository ID or local directory")
+
+
 def test_a_broken_adapter_fails_the_run_before_any_engine_meets_it(
         gpu_cluster: RayCluster, cpu_image_python: Path, tmp_path: Path) -> None:
     """A truncated weights file kills vLLM's engine on the first LoRA request, and Ray restarted it for the
@@ -102,15 +134,28 @@ def test_a_broken_adapter_fails_the_run_before_any_engine_meets_it(
     result, _ = drive(gpu_cluster, cpu_image_python, "refused", {"model": str(tmp_path), "lora": str(adapter)})
     assert result["error"].startswith(f"generation.vllm.lora: {adapter} on Ray node "), result["error"]
     assert ": adapter_model.safetensors does not load (SafetensorError: " in result["error"], result["error"]
-    (adapter / "adapter_config.json").write_text(json.dumps({"r": 32, "target_modules": ["q_proj"]}))
+    (adapter / "adapter_config.json").write_text(json.dumps({"r": 24, "target_modules": ["q_proj"]}))
     result, _ = drive(gpu_cluster, cpu_image_python, "refused", {"model": str(tmp_path), "lora": str(adapter)})
-    assert result["error"].endswith(": its rank 32 exceeds max_lora_rank 16 (set engine_kwargs.max_lora_rank)")
+    assert result["error"].endswith(": its rank 24 exceeds max_lora_rank 16 (set engine_kwargs.max_lora_rank to 32)")
+
+
+def test_a_bfloat16_adapter_passes_the_check_on_the_engine_s_node(
+        gpu_cluster: RayCluster, cpu_image_python: Path, tmp_path: Path) -> None:
+    """Most fine-tuning libraries save bfloat16 weights, which NumPy cannot hold: the check reads the
+    file's header (dtypes, shapes, offsets against the file), never a tensor."""
+    pytest.importorskip("torch")
+    from tests.generate.tiny_model import build_lora_adapter
+
+    adapter = build_lora_adapter(tmp_path / "adapter", tmp_path, dtype="bfloat16")
+    model = model_folder(tmp_path / "model")
+    result, _ = drive(gpu_cluster, cpu_image_python, "refused", {"model": str(model), "lora": str(adapter)})
+    assert result["error"] is None
 
 
 def test_two_tp2_engines_take_one_2_gpu_node_each(gpu_cluster: RayCluster, cpu_image_python: Path,
                                                   tmp_path: Path) -> None:
     result, _ = drive(gpu_cluster, cpu_image_python, "placements",
-                      {"model": str(tmp_path), "accelerator_type": "A10G", "replicas": 2,
+                      {"model": str(model_folder(tmp_path / "model")), "accelerator_type": "A10G", "replicas": 2,
                        "engine_kwargs": {"tensor_parallel_size": 2}})
     nodes = one_node_each(result["engines"])
     assert len(set(nodes)) == 2 and all(types_of(result, n) == ["A10G"] for n in nodes)
@@ -123,7 +168,7 @@ def test_at_zero_the_run_waits_for_the_autoscaler_and_the_probe_s_gpus_are_freed
     LoRA probe's engine (TP=2) is placed and removed, then both TP=2 engines fit on that one node, which
     they could not while the probe's group held two of its GPUs."""
     result, log = drive(gpu_cluster, cpu_image_python, "probe_then_engines",
-                        {"model": str(tmp_path), "accelerator_type": "L4", "replicas": 2,
+                        {"model": str(model_folder(tmp_path / "model")), "accelerator_type": "L4", "replicas": 2,
                          "engine_kwargs": {"tensor_parallel_size": 2}})
     assert ("the vLLM engines do not fit the cluster's nodes now (they need 2 engine(s) of 2 GPU(s) of "
             "accelerator_type L4") in log
@@ -145,7 +190,10 @@ def test_the_stage_runs_a_fixed_pool_one_engine_per_group_and_tokenizes_on_gener
     result, _ = drive(gpu_cluster, cpu_image_python, "stage",
                       {"model": str(tiny_model), "accelerator_type": "A10G", "replicas": 2,
                        "engine_kwargs": {"tensor_parallel_size": 2, "max_model_len": 4096}})
-    assert result["engine_pool"] == {"min_size": 2, "max_size": 2}
+    # Engine calls in flight per engine (1024 rows / batch_size 16) through the pool's named parameter;
+    # only what Ray 2.60 names no parameter for is a remote arg (Ray 2.64 drops them from the public API).
+    assert result["engine_pool"] == {"min_size": 2, "max_size": 2, "calls_per_engine": 64,
+                                     "remote_args": ["max_restarts", "num_cpus", "num_gpus"]}
     assert "engine_groups" in result, f"the stage's actors were not all placed: {result.get('seen')}"
     nodes = {g["id"]: one_node_each([g])[0] for g in result["groups"]}
     assert len(set(nodes.values())) == 2 and all(types_of(result, n) == ["A10G"] for n in nodes.values())

@@ -170,6 +170,9 @@ def test_retries_give_ups_timeouts_and_the_api_key(
     assert sent["stop"] == ["</answer>"] and sent["chat_template_kwargs"] == {"enable_thinking": False}
     assert [m["role"] for m in sent["messages"]] == ["system", "user"]
     assert scripted_server.auth == {f"Bearer {API_KEY}"}
+    # Unset parameters are not sent (an OpenAI API refuses top_k): the server's defaults decide.
+    assert not {"top_k", "min_p", "repetition_penalty"} & set(sent)
+    assert EndpointBackend(cfg).effective_sampling().left_to_server == ["top_k", "min_p", "repetition_penalty"]
 
 
 def test_an_endpoint_that_does_not_answer_fails_the_run_in_one_line() -> None:
@@ -278,3 +281,28 @@ def test_against_a_real_vllm_server(vllm_server: str, local_ray: None) -> None:
     off = EndpointBackend(thinking_off).stage().apply(ray.data.from_items(one)).take_all()[0]
     default = next(r for r in out if r["sample_id"] == one[0]["sample_id"])
     assert off["prompt_tokens"] > default["prompt_tokens"]
+
+
+@pytest.mark.vllm
+@pytest.mark.slow
+@pytest.mark.timeout(1500)  # the server's start and, run alone, the base run's engine start
+def test_vllm_serve_and_the_vllm_backend_sample_the_same_model_alike(
+        vllm_server: str, base_run: dict[str, dict[str, Any]], local_ray: None) -> None:
+    """The same model, prompts and sampling through `vllm serve` (which fills what a request leaves unset
+    from the model's generation_config.json: top_k 20, repetition_penalty 1.5 for the tiny model) and
+    through the vllm backend's engines (the base run): the same texts, ended the same way. The vllm
+    backend applied no model default before, and its texts differed from the server's."""
+    import ray.data
+
+    from tests.generate.conftest import BASE_RUN_SAMPLES, MAX_TOKENS
+
+    cfg = EndpointGeneration(n=2, sampling={"temperature": 1.0, "max_tokens": MAX_TOKENS, "seed": 3},
+                             chat_template_kwargs={"enable_thinking": False},  # the server serves THINKING_TEMPLATE
+                             endpoint={"url": vllm_server, "model": "tiny", "concurrency": 4, "timeout_s": 120})
+    rows = prompt_rows(bundled_records()[:BASE_RUN_SAMPLES], n=2)
+    served = {r["row_id"]: r for r in EndpointBackend(cfg).stage().apply(ray.data.from_items(rows)).take_all()}
+    assert all(row["generation_error"] is None for row in served.values())
+    for row_id, row in served.items():
+        engine = base_run[row_id]
+        assert (row["prompt_tokens"], row["raw_response"], row["finish_reason"]) == (
+            engine["prompt_tokens"], engine["raw_response"], engine["finish_reason"]), row_id

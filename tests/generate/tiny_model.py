@@ -33,19 +33,43 @@ THINKING_TEMPLATE = CHAT_TEMPLATE.replace(
     "{% endif %}")
 
 
+# A chat model's generation_config.json (Qwen2.5's has do_sample, temperature 0.7, top_p 0.8, top_k 20,
+# repetition_penalty 1.05); the penalty is strong here so that applying it or not changes the tiny model's
+# text. `vllm serve` applies these defaults where a request leaves a parameter unset.
+GENERATION_DEFAULTS = {"do_sample": True, "temperature": 0.7, "top_p": 0.8, "top_k": 20, "repetition_penalty": 1.5}
+
+
 def build_tiny_model(directory: Path, corpus: list[str]) -> Path:
-    """Write the model and tokenizer to ``directory`` (once) and return it."""
+    """Write the model, its generation_config.json and its tokenizer to ``directory`` (once) and return it."""
     if (directory / "config.json").exists():
         return directory
     directory.mkdir(parents=True, exist_ok=True)
     _build_tokenizer(corpus).save_pretrained(directory)
     _build_model().save_pretrained(directory, safe_serialization=True)
+    generation = json.loads((directory / "generation_config.json").read_text())
+    (directory / "generation_config.json").write_text(json.dumps({**generation, **GENERATION_DEFAULTS}, indent=2))
     return directory
 
 
-def build_lora_adapter(directory: Path, base_model: Path, zero: bool = False) -> Path:
+def hub_cache(cache: Path, model: Path, model_id: str) -> Path:
+    """``model`` laid out as the Hugging Face cache holds a hub download of ``model_id`` (refs/main naming a
+    snapshot whose files link to the folder's): with ``HF_HUB_CACHE=cache`` and ``HF_HUB_OFFLINE=1``,
+    huggingface_hub, transformers and vLLM resolve ``model_id`` there as on a node that downloaded it."""
+    repo = cache / f"models--{model_id.replace('/', '--')}"
+    snapshot = repo / "snapshots" / ("0" * 40)
+    snapshot.mkdir(parents=True, exist_ok=True)
+    for file in model.iterdir():
+        if not (snapshot / file.name).exists():
+            (snapshot / file.name).symlink_to(file)
+    (repo / "refs").mkdir(exist_ok=True)
+    (repo / "refs" / "main").write_text(snapshot.name)
+    return cache
+
+
+def build_lora_adapter(directory: Path, base_model: Path, zero: bool = False, dtype: str = "float32") -> Path:
     """Write a random rank-8 LoRA adapter on q_proj/v_proj in PEFT format (``zero``: B matrices
-    all zero, a valid adapter that changes nothing, as a broken export would)."""
+    all zero, a valid adapter that changes nothing, as a broken export would), its tensors of
+    ``dtype`` (``bfloat16``: what most fine-tuning libraries save)."""
     if (directory / "adapter_config.json").exists():
         return directory
     import torch
@@ -62,7 +86,8 @@ def build_lora_adapter(directory: Path, base_model: Path, zero: bool = False) ->
             tensors[f"{prefix}.lora_A.weight"] = torch.randn(LORA_RANK, HIDDEN, generator=generator)
             b = torch.randn(out_dims[module], LORA_RANK, generator=generator)
             tensors[f"{prefix}.lora_B.weight"] = torch.zeros_like(b) if zero else b
-    save_file(tensors, str(directory / "adapter_model.safetensors"))
+    save_file({name: t.to(getattr(torch, dtype)) for name, t in tensors.items()},
+              str(directory / "adapter_model.safetensors"))
     config = {
         "peft_type": "LORA",
         "task_type": "CAUSAL_LM",

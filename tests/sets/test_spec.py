@@ -137,6 +137,24 @@ def test_adapter_checkpoints_run_on_the_configured_base_else_on_the_one_they_nam
     assert configured.generation.vllm.model == "/models/base"
 
 
+@pytest.mark.parametrize(("rank", "max_lora_rank"), [(24, 32), (300, 320), (8, None)])
+def test_an_adapter_s_rank_is_rounded_up_to_a_max_lora_rank_vllm_accepts(tmp_path: Path, rank: int,
+                                                                         max_lora_rank: int | None):
+    """vLLM takes only some max_lora_ranks (1, 8, 16, 32, ...): 24 would fail at engine start."""
+    _checkpoint(tmp_path / "run", "checkpoint-10", adapter=True, rank=rank)
+    found = find_checkpoints(str(tmp_path / "run" / "checkpoint-*"), ObjectStore())
+    [member] = members_of(load_config(None, []), found)
+    assert member.generation.vllm.engine_kwargs.get("max_lora_rank") == max_lora_rank
+
+
+def test_an_adapter_above_vllm_s_largest_rank_is_one_line(tmp_path: Path):
+    _checkpoint(tmp_path / "run", "checkpoint-10", adapter=True, rank=1024)
+    found = find_checkpoints(str(tmp_path / "run" / "checkpoint-*"), ObjectStore())
+    with pytest.raises(ConfigError, match=r"its rank 1024 is above what vLLM serves \(vLLM's largest max_lora_rank "
+                                          r"is 512: this adapter cannot be served\)"):
+        members_of(load_config(None, []), found)
+
+
 def test_two_runs_checkpoints_of_one_name_are_refused(tmp_path: Path):
     _checkpoint(tmp_path / "a", "checkpoint-10")
     _checkpoint(tmp_path / "b", "checkpoint-10")

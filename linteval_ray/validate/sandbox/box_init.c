@@ -300,6 +300,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < opt.n_cgroups; i++) fcntl(opt.cgroups[i], F_SETFD, FD_CLOEXEC);
     if (!opt.pid1 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) fail(opt.report, "become a subreaper");
     for (int i = 0; i < opt.n_tmpfs; i++) mount_tmpfs(&opt.tmpfs[i]);
+    /* The working directory again by its path: one of those mounts may cover the one we are in. */
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd) == NULL || chdir(cwd) != 0) fail(opt.report, "enter the working directory");
     if (opt.identity == USERNS) enter_child_userns();
 
     sigset_t awaited;

@@ -17,6 +17,8 @@ from pathlib import Path
 from linteval_ray.validate.sandbox.base import BOX_DIR, RunLimits
 from linteval_ray.validate.sandbox.native import compiled
 
+INIT_PATH = "/.box-init"  # where a box's builder binds the init, read-only
+
 SOURCE = Path(__file__).with_name("box_init.c")
 SHM_DIR = "/dev/shm"
 TMP_DIR = "/tmp"
@@ -34,8 +36,9 @@ def cpu_limit_s(limits: RunLimits) -> int:
 
 
 def tmp_inodes(limits: RunLimits) -> int:
-    """Files a box's tmpfs may hold: empty files cost kernel memory that ``size`` does not count."""
-    return max(1024, limits.tmp_mb * 64)
+    """Files a box's tmpfs may hold: empty files cost kernel memory that ``size`` does not count (about
+    1 KiB each: 16 MB at most for 64 MB), and a test may well make thousands of files or folders."""
+    return max(1024, limits.tmp_mb * 256)
 
 
 @dataclass
@@ -64,7 +67,7 @@ class InitOptions:
             args += [f"resize={TMP_DIR}:{size}:{inodes}", f"tmpfs={SHM_DIR}:{size}:{inodes}:1777"]
         if self.box_tmpfs:
             args.append(f"tmpfs={BOX_DIR}:{size}:{inodes}:0755:own")
-        return ["/.box-init" if self.pid1 else box_init_binary(), *args, *rlimit_args(limits), "--", *program]
+        return [INIT_PATH if self.pid1 else box_init_binary(), *args, *rlimit_args(limits), "--", *program]
 
 
 def rlimit_args(limits: RunLimits) -> list[str]:

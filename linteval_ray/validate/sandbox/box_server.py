@@ -81,17 +81,23 @@ class BoxServer:
             self._send(_message(fields), [theirs.fileno(), *fds])
         finally:
             theirs.close()
+        failure = None  # the box's own "failed ..." may come before the server's "pid ..."
         try:
-            text, pidfds, _, _ = socket.recv_fds(ours, REPLY_BYTES, 1)
-        except OSError as exc:
+            while True:
+                text, pidfds, _, _ = socket.recv_fds(ours, REPLY_BYTES, 1)
+                if text.startswith(b"pid ") and pidfds:
+                    run = ServerRun(pidfds[0], ours)
+                    run.setup_failure = failure
+                    return run
+                for fd in pidfds:
+                    os.close(fd)
+                if not text.startswith(b"failed") or failure is not None:
+                    raise SandboxError(f"the box server could not start a box: "
+                                       f"{text.decode(errors='replace') or failure or 'it is gone'}")
+                failure = text.decode(errors="replace").removeprefix("failed").strip()
+        except BaseException:
             ours.close()
-            raise SandboxError(f"the box server did not answer: {exc}") from exc
-        if not text.startswith(b"pid ") or not pidfds:
-            for fd in pidfds:
-                os.close(fd)
-            ours.close()
-            raise SandboxError(f"the box server could not start a box: {text.decode(errors='replace') or 'gone'}")
-        return ServerRun(pidfds[0], ours)
+            raise
 
     def _send(self, message: bytes, fds: list[int]) -> None:
         with self._lock:
@@ -148,7 +154,7 @@ class ServerRun:
                 if not text:
                     raise SandboxError("the box server ended before it reported a box")
                 words = text.decode(errors="replace").split()
-                if words[0] == "failed":
+                if words[0] == "failed":  # the box could not be built (its init then reports nothing)
                     self.setup_failure = text.decode(errors="replace").removeprefix("failed").strip()
                 elif words[0] == "exit" and len(words) == 5:
                     status, utime_us, stime_us = int(words[1]), int(words[2]), int(words[3])

@@ -43,7 +43,7 @@ from linteval_ray.validate.sandbox.base import (
 from linteval_ray.validate.sandbox.box_init import InitOptions, box_init_binary
 from linteval_ray.validate.sandbox.box_server import BoxServer
 from linteval_ray.validate.sandbox.cgroup import MemoryCgroups, RunCgroup
-from linteval_ray.validate.sandbox.layout import INIT_PATH, Op, bwrap_args, run_ops, skeleton
+from linteval_ray.validate.sandbox.layout import Op, bwrap_args, run_ops, skeleton
 from linteval_ray.validate.sandbox.process import ChildProcess, Pipes, Started, Supervised, build_env, supervise
 from linteval_ray.validate.sandbox.seccomp import box_filter, filter_fd
 from linteval_ray.validate.sandbox.uids import UidClaim, claim_uid
@@ -189,11 +189,12 @@ class BwrapSandbox(Sandbox):
             cgroup_fds = [os.open(cgroup.procs, os.O_WRONLY | os.O_CLOEXEC)] if cgroup else []
             ours += [fd for fd in (seccomp, *cgroup_fds) if fd is not None]
             identity = (f"setuid:{uid}:{uid}" if self.privileged else f"userns:{os.geteuid()}:{os.getegid()}")
+            run_env = {**build_env(env), "PWD": BOX_DIR}  # what bwrap's --chdir sets: the same on every builder
             started: Started
             if self._bwrap_per_run:
                 options = InitOptions(report_fd=report_w, limits=limits, identity=identity, seccomp_fd=seccomp,
                                       cgroup_fds=cgroup_fds, box_tmpfs=box_tmpfs)
-                started = ChildProcess([*self._bwrap_argv(ops), *options.argv(argv)], env=build_env(env), cwd="/",
+                started = ChildProcess([*self._bwrap_argv(ops), *options.argv(argv)], env=run_env, cwd="/",
                                        stdio=pipes.child_ends, pass_fds=tuple(ours))
             else:
                 assert self._server is not None
@@ -202,8 +203,7 @@ class BwrapSandbox(Sandbox):
                 options = InitOptions(report_fd=next(numbers), limits=limits, identity=identity,
                                       seccomp_fd=next(numbers) if seccomp is not None else None,
                                       cgroup_fds=[next(numbers) for _ in cgroup_fds], box_tmpfs=box_tmpfs)
-                started = self._server.start(ops, options.argv(argv), build_env(env), BOX_DIR,
-                                             [*pipes.child_ends, *ours])
+                started = self._server.start(ops, options.argv(argv), run_env, BOX_DIR, [*pipes.child_ends, *ours])
             for fd in ours:
                 os.close(fd)
             ours.clear()
@@ -328,4 +328,4 @@ def _give_to_uid(workdir: Path, uid: int) -> None:
             os.chown(name, uid, uid, dir_fd=root_fd, follow_symlinks=False)
 
 
-__all__ = ["INIT_PATH", "BwrapSandbox"]
+__all__ = ["BwrapSandbox"]

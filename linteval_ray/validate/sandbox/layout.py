@@ -21,8 +21,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from linteval_ray.validate.sandbox.base import BOX_DIR, Mount, SandboxError
+from linteval_ray.validate.sandbox.box_init import INIT_PATH
 
-INIT_PATH = "/.box-init"  # where the box's init is bound, read-only
 OpKind = Literal["tmpfs", "dir", "bind", "bind-rw", "bind-try", "symlink", "proc", "dev", "mask"]
 
 # Merged-usr top-level entries: symlinks on Debian 12, directories elsewhere.

@@ -14,7 +14,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from linteval_ray.config import ConfigError, RunConfig, load_config
+from linteval_ray.config import ConfigError, RunConfig, StorageConfig, load_config
+from linteval_ray.load.errors import SourceError
 from linteval_ray.load.identity import stated_identity
 from linteval_ray.load.presets import preset_task, resolve_source
 from linteval_ray.load.readers import parquet_rows
@@ -22,7 +23,7 @@ from linteval_ray.load.split import split_columns, split_files
 from linteval_ray.pipeline.dataset import resolved, task_of_split
 from linteval_ray.pipeline.inputs import LocalInputs, load_local_inputs
 from linteval_ray.schema.bundled import bundled_path
-from linteval_ray.store import ObjectStore
+from linteval_ray.store import FAST_FAIL, ObjectStore
 from linteval_ray.tasks.codecontests_o.record import COLUMNS, CodeContestsRecord
 from linteval_ray.tasks.codecontests_o.tests import given_problem
 from linteval_ray.validate.cache import ContentCache, default_cache_dir
@@ -208,6 +209,14 @@ def test_the_task_comes_from_the_setting_the_preset_or_the_columns(tmp_path: Pat
     assert resolve_source("codecontests-o:test") == "hf://datasets/caijanfeng/CodeContests-O/data/test-*.parquet"
     chosen = config_of(other, "task=codecontests-o")  # the setting wins over the columns
     assert (chosen.task.name, chosen.generation.prompt_version) == ("codecontests-o", "codecontests-o/v1")
+
+
+def test_a_store_that_does_not_answer_is_one_named_error() -> None:
+    store = ObjectStore(storage=StorageConfig(endpoint_url="http://127.0.0.1:9", key="k", secret="s"), retry=FAST_FAIL)
+    with pytest.raises(SourceError, match=r"^cannot list s3://nowhere/data/test-\*.parquet: "):
+        split_files("s3://nowhere/data/test-*.parquet", store)
+    with pytest.raises(SourceError, match=r"^cannot open s3://nowhere/data/test-00000-of-00001.parquet: "):
+        stated_identity(["s3://nowhere/data/test-00000-of-00001.parquet"], store)
 
 
 def test_identity_comes_from_sizes_and_footers_and_follows_the_data_not_its_place(tmp_path: Path) -> None:

@@ -22,11 +22,11 @@ PROBLEMS = ["1001_A. Sum of Pairs", "1003_C. Any Divisor", "1008_H. Even or Odd"
 @pytest.mark.timeout(1500)  # an engine start
 def test_a_model_and_saved_answers_as_a_set_beside_a_lintEval_run(tiny_model: Path, local_ray: None,
                                                                   tmp_path: Path) -> None:
-    generation = {"sampling": {"temperature": 0.0, "max_tokens": 24},
+    generation = {"n": 2, "sampling": {"temperature": 0.7, "max_tokens": 24},
                   "vllm": {"cpu_only": True, "cache_dir": str(tmp_path / "vllm-cache"), "batch_size": 4,
                            "engine_kwargs": {"max_model_len": 4096}}}
     config = load_config(None, [
-        "dataset.source=codecontests-o:bundled", f"dataset.problem_ids={json.dumps(PROBLEMS)}", "generation.n=2",
+        "dataset.source=codecontests-o:bundled", f"dataset.problem_ids={json.dumps(PROBLEMS)}",
         f"output={json.dumps(str(tmp_path / 'set'))}", f"generation={json.dumps(generation)}",
         f'models=[{{"name": "tiny", "backend": "vllm", "model": {json.dumps(str(tiny_model))}}}, '
         f'{{"name": "saved", "backend": "replay", "predictions": {json.dumps(str(BUNDLED_SOLUTIONS))}}}]',
@@ -45,7 +45,9 @@ def test_a_model_and_saved_answers_as_a_set_beside_a_lintEval_run(tiny_model: Pa
                      "1003_C. Any Divisor/cpp/0": "passed", "1003_C. Any Divisor/cpp/1": "wrong_answer",
                      "1008_H. Even or Odd/cpp/0": "passed", "1008_H. Even or Odd/cpp/1": "wrong_answer"}
     board = json.loads((tmp_path / "set" / "leaderboard.json").read_text())
-    assert [m["name"] for m in board["models"]] == ["saved", "tiny"]  # ranked by Pass@1: 50 % before the tiny model's
+    assert board["rank_by"] == "pass_at_1"  # Reduction@P is LintEval's
+    table = (tmp_path / "set" / "leaderboard.md").read_text()
+    assert table.index("| saved") < table.index("| tiny")  # 50 % before the tiny model's
     metrics = json.loads((tmp_path / "set" / "models" / "saved" / "metrics.json").read_text())
     assert metrics["task_metrics"]["overall"]["pass_at_k"]["pass@2"]["value"] == 1.0
 
