@@ -42,6 +42,9 @@ if str(ROOT) not in sys.path:  # run as a script: make `bench` and the package i
 from bench.cpu import cgroup_cpu_s, join_cgroup, new_cgroup, tree_cpu_s  # noqa: E402
 
 PER_ROW = 1000  # solutions per pool row of a problem the test source does not hold
+# A solution of ~1.5 KB, about deepmind/code_contests' mean: units of tiny ones (< 100 KB) would ride inline
+# through the driver's in-process object store, which real pools' do not.
+PAD = 1400
 JUDGED_PROBLEM = "9000_A. Echo"
 SOLUTIONS = pa.struct([("language", pa.list_(pa.int64())), ("solution", pa.list_(pa.large_string()))])
 POOL_SCHEMA = pa.schema([("name", pa.large_string()), ("solutions", SOLUTIONS), ("incorrect_solutions", SOLUTIONS)])
@@ -61,7 +64,7 @@ def write_inputs(folder: Path, size: int, judged: int) -> tuple[Path, Path]:
         for start in range(0, size - judged, PER_ROW):
             count = min(PER_ROW, size - judged - start)
             half = count // 2
-            code = [f"# {start + i}\nimport sys\nprint(sum(map(int, sys.stdin.read().split())))\n"
+            code = [f"# {start + i}" + " " * PAD + "\nimport sys\nprint(sum(map(int, sys.stdin.read().split())))\n"
                     for i in range(count)]
             row = {"name": f"9001_{start // PER_ROW}. Absent", "solutions": {"language": [3] * half,
                                                                             "solution": code[:half]},

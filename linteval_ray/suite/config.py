@@ -42,9 +42,11 @@ class SuiteSettings(Section):
                                  "(Codeforces accepts 64 KB)")
     kept_code_kb: int = Field(default=64, ge=0, description="code kept in the rows of misjudged solutions (a "
                               "correct one rejected, an incorrect one accepted), for the verifier cards")
-    unit_solutions: int = Field(default=256, ge=1, description="solutions per unit of work: one validation batch "
-                                "and one result shard (resume skips whole units)")
-    unit_mb: int = Field(default=8, ge=1, description="a unit also ends once its solutions hold this many MB")
+    # Units are sized by bytes of code first: a unit is a block of Ray Data's stream, and the driver keeps ~10 KB
+    # of Ray Data's statistics per block (bench/README.md): 10^7 solutions of ~1.5 KB make ~4,000 units.
+    unit_mb: int = Field(default=4, ge=1, description="a unit of work (one validation call, one result shard; resume "
+                         "skips whole units) ends once its solutions hold this many MB of code")
+    unit_solutions: int = Field(default=2048, ge=1, description="... or once it holds this many solutions")
 
 
 class SuiteConfig(Section):
