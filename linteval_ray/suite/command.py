@@ -69,6 +69,7 @@ def suite_command(args: argparse.Namespace) -> int:
         print(to_text(table), end="\n\n")
     if metrics.invalid_problems:
         print(f"problems that cannot judge: {len(metrics.invalid_problems)} (metrics.json: invalid_problems)")
+    print(f"judged now: {outcome.judged_now} solutions (a rerun judges only what no earlier attempt completed)")
     print(f"results: {outcome.output}  (shards/: a row per solution; metrics.json, report.md)")
     print(f"verifier cards: {outcome.reduction.site}")
     return 0

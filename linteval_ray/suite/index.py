@@ -5,7 +5,8 @@ in Ray Data's stream, exactly as ``linteval-ray run`` reads a split (``pipeline/
 task per file, only the columns the task needs, each problem's tests stored once in the content
 cache), and each block of records is written from the read's own task as a part of the index,
 ``problems/<attempt>/s<source>-<id>.parquet`` (problem, language, record_json, error). The driver
-holds counts only, then commits the attempt (``problems/index.json``). A resumed run builds it again:
+holds counts only, then commits the attempt (``problems/index.json``) and removes earlier attempts'
+parts. A resumed run builds it again:
 reading a test source costs its needed columns, and storing tests that a tier holds already is a lookup.
 
 The pool readers load the committed index (``ProblemIndex.load``): a dict of problems, each a few
@@ -100,6 +101,10 @@ def build_index(config: SuiteConfig, folder: RunFolder, sources: list[TestSource
             written += sum(cast("pa.Table", batch).column("records").to_pylist())
     folder.store.write_atomic(index_url(folder, INDEX_FILE),
                               json.dumps({"attempt": attempt, "records": written}).encode())
+    current = index_url(folder, str(attempt)) + "/"
+    for url in folder.store.list_files(index_url(folder), ".parquet"):  # earlier attempts' parts
+        if not url.startswith(current):
+            folder.store.remove(url)
     return written
 
 

@@ -204,6 +204,7 @@ def test_infra_error_rows_are_judged_again_and_the_rest_kept(local_ray: None, tm
     assert after[judged[0]["solution_id"]]["status"] == "evaluated"
     assert after[judged[1]["solution_id"]] == judged[1]  # kept as it was, not judged again
     assert outcome.judged_now == 1
+    assert {part.parent.name for part in (output / "problems").glob("*/*.parquet")} == {"2"}  # this attempt's index
 
 
 def _kill_ray_processes_under(ray_tmp: str) -> None:

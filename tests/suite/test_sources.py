@@ -1,5 +1,5 @@
 """A suite's test sources: each with its task and options; a deepmind pool's limits as CodeContests-O's side
-table when the run names none."""
+table when the run names none; Python 2.7 asked for where Python 2 solutions need it."""
 
 from __future__ import annotations
 
