@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from linteval_ray.config import RayConfig, StorageConfig, TaskConfig, ValidationConfig
 from linteval_ray.config.section import NEUTRAL, Section
+from linteval_ray.languages.registry import judge_only_languages, language_names
 from linteval_ray.schema.record import Language
 from linteval_ray.suite.presets import PRESET
 
@@ -67,6 +68,16 @@ class SuiteConfig(Section):
     task: TaskConfig = Field(default_factory=TaskConfig, description="the test source's task and its options "
                              "(codecontests-o: judge strict or compat, limits_url, ...)")
     languages: list[str] | None = Field(default=None, description="judge only these languages (cpp, py3, py2, java)")
+
+    @field_validator("languages")
+    @classmethod
+    def _judged_languages(cls, value: list[str] | None) -> list[str] | None:
+        """Each a language the judge runs (a registered one, or a judge-only one: Python 2)."""
+        judged = [*language_names(), *(spec.name for spec in judge_only_languages())]
+        for name in value or ():
+            if name not in judged:
+                raise ValueError(f"unknown language {name!r}: the suite judges {', '.join(judged)}")
+        return value
     problem_ids: list[str] | None = Field(default=None, description="judge only the solutions of these problems")
     limit: int | None = Field(default=None, ge=1, description="at most this many solutions of each pool file")
     suite: SuiteSettings = Field(default_factory=SuiteSettings)

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from linteval_ray.config import ConfigError
 from linteval_ray.errors import LintEvalError
 from linteval_ray.store.fs import ObjectStore
 from linteval_ray.suite.command import load_suite_config
@@ -52,3 +53,9 @@ def test_python2_solutions_without_python2_are_refused_in_one_line_saying_what_t
         check_python2(load_suite_config(None, []), bare)
     check_python2(load_suite_config(None, ["suite.python2=python3"]), bare)  # as published: nothing needed
     check_python2(load_suite_config(None, ['languages=["cpp"]']), bare)  # no Python 2 solution is judged
+
+
+def test_a_language_the_suite_does_not_judge_is_a_config_error_naming_those_it_does() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_suite_config(None, ['languages=["cobol"]'])
+    assert str(caught.value).endswith("unknown language 'cobol': the suite judges cpp, py3, java, py2")
