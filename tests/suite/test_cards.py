@@ -42,7 +42,7 @@ def test_a_card_names_the_culprit_test_and_shows_hostile_text_as_text(tmp_path: 
 
     card = open_page(tmp_path / "run" / "report" / "cards" / card_name(PROBLEM), tmp=tmp_path)
     body = card.find_all("body")[0]
-    assert "pwned" not in body.attrs  # nothing hostile ran
+    assert "data-pwned" not in body.attrs  # nothing hostile ran
     text = body.text()
     assert HOSTILE.split("<img")[0] in text  # shown, as text
     culprits = [r for r in card.find_all("tr") if r.find_all("td") and r.find_all("td")[0].text() == "1"]
@@ -51,5 +51,5 @@ def test_a_card_names_the_culprit_test_and_shows_hostile_text_as_text(tmp_path: 
     assert f"{PROBLEM}/incorrect/2" in text.split("Incorrect solutions that pass every test (1)")[1]
     assert [p.tpr for p in reduction.metrics.problems] == [0.5]
     index = open_page(tmp_path / "run" / "report" / "index.html", tmp=tmp_path)
-    assert "pwned" not in index.find_all("body")[0].attrs
+    assert "data-pwned" not in index.find_all("body")[0].attrs
     assert [a.attrs["href"] for a in index.find_all("a")] == [f"cards/{card_name(PROBLEM)}"]
