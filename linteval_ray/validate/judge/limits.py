@@ -10,12 +10,12 @@ Memory is the memory a run uses: where the sandbox has a memory cgroup per run
 (``Sandbox.counts_memory``: as root), C++ and Python runs have no address-space limit and their
 processes may use the memory limit together; the kernel's OOM killer ends them past it. So a thread
 whose stack glibc reserves at RLIMIT_STACK (the memory limit, for deep recursion) costs what it
-touches, as on a judge that measures memory used. A JVM reserves far more address space than it
-uses: Java keeps its address-space allowance (``-Xmx`` bounds the heap at the memory limit) and its
-cgroup the same bound (``LanguageSpec.memory_overhead_mb``: memory the runtime itself uses). A runtime
-that only reserves address space up front (``address_space_reserve_mb``: Go) gets no address-space
-limit under a cgroup, and its cgroup stays at the memory limit. Without memory cgroups every run is
-bounded by its address space (the memory limit, the runtime's overhead and its reservation).
+touches, as on a judge that measures memory used. No run has an address-space limit under a cgroup:
+a JVM reserves far more than it uses (``-Xmx`` bounds its heap at the memory limit; its cgroup adds
+``LanguageSpec.memory_overhead_mb``, memory the runtime itself uses: thread stacks, metaspace, code), and
+a runtime that only reserves address space up front (``address_space_reserve_mb``: Go) gets a cgroup at
+the memory limit. Without memory cgroups every run is bounded by its address space (the memory limit,
+the runtime's overhead and its reservation).
 ``memory_limit`` is decided from the kernel's counts only (``memory_evidence``), never from what a
 program prints.
 """
@@ -71,9 +71,9 @@ def run_memory(program: CompiledProgram, ctx: JudgeContext) -> tuple[int | None,
     spec, memory = program.spec, ctx.limits.memory_mb
     if not ctx.sandbox.counts_memory:
         return spec.address_space_mb(memory), None
-    if spec.memory_overhead_mb:  # a runtime with memory of its own beyond the limit: the JVM keeps both bounds
-        return spec.address_space_mb(memory), spec.used_memory_mb(memory)
-    return None, memory  # what a runtime only reserves (Go's arenas) costs nothing under a cgroup
+    # The cgroup bounds what the run uses, its runtime's own memory (the JVM's) included; what a runtime
+    # only reserves (the JVM's spaces and stacks, Go's arenas) costs nothing under it.
+    return None, spec.used_memory_mb(memory)
 
 
 def memory_evidence(result: RunResult, memory_mb: int, language: Language) -> str | None:
@@ -82,9 +82,11 @@ def memory_evidence(result: RunResult, memory_mb: int, language: Language) -> st
     - The kernel's OOM killer ended a process of it at its memory cgroup's limit.
     - A runtime with a heap of its own (the JVM: ``-Xmx`` is the memory limit) fails by itself when
       its heap is full, and the kernel sees the process, not the heap: its peak says little (a deep
-      stack, or garbage not yet collected, fills it as much). It failed at its memory limit when the
-      kernel counted its peak at that limit at least and the runtime reported its heap exhausted;
-      those words alone, with less memory in use, never make a memory limit.
+      stack, or garbage not yet collected, fills it as much; G1 leaves the tails of its humongous
+      regions untouched, so a heap full of big arrays peaks below it). It failed at its memory limit
+      when the kernel counted its peak at ``MEMORY_USED_SHARE`` of that limit at least and the runtime
+      reported its heap exhausted; those words alone, with less memory in use, never make a memory
+      limit.
     - Without a memory cgroup (address-space limits): it did not end normally with its largest
       process's peak at ``MEMORY_USED_SHARE`` of the limit at least (a failed allocation gets no
       further)."""
@@ -95,7 +97,7 @@ def memory_evidence(result: RunResult, memory_mb: int, language: Language) -> st
         return None
     report = language_spec(language).heap_exhausted
     if report is not None:
-        if peak >= memory_mb and report in result.stderr[-HEAP_REPORT_TAIL_BYTES:]:
+        if peak >= MEMORY_USED_SHARE * memory_mb and report in result.stderr[-HEAP_REPORT_TAIL_BYTES:]:
             return f"its heap was exhausted with {peak:.0f} MB in use, its limit {memory_mb} MB"
         return None
     if result.memory_peak_mb is None and peak >= MEMORY_USED_SHARE * memory_mb:

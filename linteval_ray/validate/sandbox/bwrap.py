@@ -18,7 +18,9 @@ RLIMIT_NPROC is counted per uid, so a shared uid would let one run's fork bomb f
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import json
 import logging
 import os
 import platform
@@ -194,8 +196,7 @@ class BwrapSandbox(Sandbox):
             if self._bwrap_per_run:
                 options = InitOptions(report_fd=report_w, limits=limits, identity=identity, seccomp_fd=seccomp,
                                       cgroup_fds=cgroup_fds, box_tmpfs=box_tmpfs)
-                started = ChildProcess([*self._bwrap_argv(ops), *options.argv(argv)], env=run_env, cwd="/",
-                                       stdio=pipes.child_ends, pass_fds=tuple(ours))
+                started = self._start_bwrap(ops, options.argv(argv), run_env, pipes, tuple(ours))
             else:
                 assert self._server is not None
                 # In the box the descriptors are 0, 1, 2 (stdio), then these, in this order.
@@ -214,6 +215,25 @@ class BwrapSandbox(Sandbox):
             for fd in (*ours, report_r):
                 os.close(fd)
             pipes.close()
+
+    def _start_bwrap(self, ops: list[Op], init: list[str], env: dict[str, str], pipes: Pipes,
+                     fds: tuple[int, ...]) -> ChildProcess:
+        """bubblewrap, and the box's pid 1 as it reports it (``--info-fd``) to kill the box by."""
+        info_r, info_w = os.pipe()
+        try:
+            started = ChildProcess([*self._bwrap_argv(ops, info_fd=info_w), *init], env=env, cwd="/",
+                                   stdio=pipes.child_ends, pass_fds=(*fds, info_w))
+            os.close(info_w)
+            info_w = -1
+            with os.fdopen(info_r, "rb", closefd=False) as info:  # bwrap closes it once written (or at its end)
+                reported = info.read()
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                started.watch_box(int(json.loads(reported)["child-pid"]))
+            return started
+        finally:
+            for fd in (info_r, info_w):
+                if fd >= 0:
+                    os.close(fd)
 
     def _judged(self, supervised: Supervised, why: str, cgroup: RunCgroup | None) -> RunResult:
         """The run's result with its memory as the kernel counted it. The run's evidence comes first: a
@@ -275,7 +295,7 @@ class BwrapSandbox(Sandbox):
                 if not self._closed:
                     self._idle.append(uid)
 
-    def _bwrap_argv(self, run: list[Op]) -> list[str]:
+    def _bwrap_argv(self, run: list[Op], *, info_fd: int) -> list[str]:
         """bubblewrap's command line for one box, up to the box's init."""
         # The capabilities the init needs, all dropped before the program starts: SYS_ADMIN mounts the
         # box's tmpfs's; as root SETUID/SETGID drop to the sandbox uid and SETPCAP empties the bounding set;
@@ -290,7 +310,8 @@ class BwrapSandbox(Sandbox):
             namespaces = ["--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0"]
             caps = ["--cap-add", "CAP_SYS_RESOURCE", "--cap-add", "CAP_SETFCAP"]
         caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN", *caps]
-        return [self.bwrap, *namespaces, "--as-pid-1", "--die-with-parent", "--new-session", *caps,
+        return [self.bwrap, "--info-fd", str(info_fd), *namespaces, "--as-pid-1", "--die-with-parent", "--new-session",
+                *caps,
                 "--hostname", "box", "--tmpfs", "/", *bwrap_args([*self._layout, *run]), "--chdir", BOX_DIR, "--"]
 
     def _check_visible(self, path: Path) -> None:

@@ -88,15 +88,28 @@ class ChildProcess:
             raise SandboxError(f"cannot start the run ({argv[0]}): {exc}") from exc
         self.pidfd = os.pidfd_open(self._proc.pid)
         self.setup_failure: str | None = None
+        self._box_pidfd: int | None = None
+
+    def watch_box(self, pid: int) -> None:
+        """The box's pid 1 (bubblewrap's child): killing it ends the box before bubblewrap exits, so a
+        killed run's processes are gone when it is reaped (killing bubblewrap alone would orphan them)."""
+        with contextlib.suppress(ProcessLookupError):
+            self._box_pidfd = os.pidfd_open(pid)
 
     def kill(self) -> None:
-        kill_group(self._proc.pid)  # before it is reaped (finish)
+        if self._box_pidfd is not None:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self._box_pidfd, signal.SIGKILL)
+        else:
+            kill_group(self._proc.pid)  # before it is reaped (finish)
 
     def finish(self) -> tuple[int, float]:
-        self.kill()  # whatever of its session is left (the rlimits sandbox has no pid namespace)
+        kill_group(self._proc.pid)  # whatever of its session is left (the rlimits sandbox has no pid namespace)
         _, status, usage = os.wait4(self._proc.pid, 0)
         self._proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        os.close(self.pidfd)
+        for fd in (self.pidfd, self._box_pidfd):
+            if fd is not None:
+                os.close(fd)
         return status, usage.ru_utime + usage.ru_stime
 
 

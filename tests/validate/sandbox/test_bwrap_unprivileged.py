@@ -110,8 +110,8 @@ def test_unprivileged_box_has_a_sized_tmp_and_no_privileges(unprivileged_home: P
 class _NoMountCapability(BwrapSandbox):
     """A host where the box's init may not mount (as if the kernel refused it)."""
 
-    def _bwrap_argv(self, run: list[Op]) -> list[str]:
-        args = super()._bwrap_argv(run)
+    def _bwrap_argv(self, run: list[Op], *, info_fd: int) -> list[str]:
+        args = super()._bwrap_argv(run, info_fd=info_fd)
         at = args.index("CAP_SYS_ADMIN")
         return [*args[: at - 1], *args[at + 1:]]
 
