@@ -42,6 +42,7 @@ problem's testlib tests on every revision in a sandbox, at cluster scale on Ray.
   linteval-ray compare runs/a runs/b      side-by-side metrics, compare.html with paired intervals
   linteval-ray report runs/a              rewrite the browsable report (runs/a/report/index.html)
   linteval-ray calibrate --dataset lite    how far our lint settings are from the recorded alerts
+  linteval-ray suite --tests codecontests-o:test --pool POOL   TPR/TNR of a test suite over solution pools
 """
 
 
@@ -358,11 +359,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     from linteval_ray.calibrate.command import add_parser as add_calibrate_parser
     from linteval_ray.plan import add_parser as add_plan_parser
+    from linteval_ray.suite.command import add_parser as add_suite_parser
     from linteval_ray.toolchain.check import add_parser as add_toolchain_parser
 
     add_calibrate_parser(sub)
     add_toolchain_parser(sub)
     add_plan_parser(sub)
+    add_suite_parser(sub)
     return parser
 
 

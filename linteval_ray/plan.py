@@ -26,8 +26,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from linteval_ray.errors import LintEvalError
 from linteval_ray.languages.registry import language_names, languages
 from linteval_ray.schema.record import Language
+from linteval_ray.suite.plan import describe as describe_suite
+from linteval_ray.suite.plan import plan_suite
 
 DEFAULT_FIGURES_FILE = Path("bench/figures.json")
 
@@ -169,11 +172,26 @@ def _duration(seconds: float) -> str:
 
 
 def plan_command(args: argparse.Namespace) -> int:
+    if args.suite_solutions is not None:
+        return _suite_command(args)
+    missing = [flag for flag, value in (("--samples", args.samples), ("--gpus", args.gpus), ("--cpus", args.cpus))
+               if value is None]
+    if missing:
+        raise LintEvalError(f"plan needs {', '.join(missing)} (or --suite-solutions for a test-suite run)")
     projection = plan(args.samples, args.gpus, args.cpus, load_figures(args.figures), draws=args.draws)
     if args.json:
         sys.stdout.write(projection.model_dump_json(indent=2) + "\n")
     else:
         sys.stdout.write(describe(projection) + "\n")
+    return 0
+
+
+def _suite_command(args: argparse.Namespace) -> int:
+    if (args.nodes is None) == (args.wall_hours is None):
+        raise LintEvalError("plan --suite-solutions needs one of --nodes or --wall-hours")
+    projection = plan_suite(args.suite_solutions, args.problems, args.cpus_per_node, nodes=args.nodes,
+                            wall_hours=args.wall_hours)
+    sys.stdout.write((projection.model_dump_json(indent=2) if args.json else describe_suite(projection)) + "\n")
     return 0
 
 
@@ -183,11 +201,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "plan", help="project wall time and the CPU-per-GPU ratio for a split",
         description="Project a run from measured figures: how many CPU cores per GPU keep both pools busy, "
         "and the wall time of the split. Figures: --figures, else bench/figures.json, else built-in defaults.")
-    parser.add_argument("--samples", type=int, required=True, help="samples in the split (full: 13061, lite: 498)")
-    parser.add_argument("--gpus", type=int, required=True, help="GPUs generating (0: replay, no generation)")
-    parser.add_argument("--cpus", type=float, required=True, help="CPU cores for validation actors")
+    parser.add_argument("--samples", type=int, help="samples in the split (full: 13061, lite: 498)")
+    parser.add_argument("--gpus", type=int, help="GPUs generating (0: replay, no generation)")
+    parser.add_argument("--cpus", type=float, help="CPU cores for validation actors")
     parser.add_argument("--draws", type=int, default=1, help="generations per sample (generation.n)")
     parser.add_argument("--figures", type=Path, help="figures JSON (default bench/figures.json if present)")
     parser.add_argument("--json", action="store_true", help="machine-readable projection")
+    suite = parser.add_argument_group("a test-suite quality run (linteval-ray suite; docs/suite.md)")
+    suite.add_argument("--suite-solutions", type=int, metavar="N",
+                       help="solutions judged (CodeContests-O's: 11000000); sizes a suite run instead")
+    suite.add_argument("--problems", type=int, default=11682, help="problems (CodeContests-O: 11682)")
+    suite.add_argument("--cpus-per-node", type=int, default=64, help="cores per node")
+    suite.add_argument("--nodes", type=int, help="nodes: gives the wall time")
+    suite.add_argument("--wall-hours", type=float, help="the wall time to finish in: gives the nodes")
     parser.set_defaults(func=plan_command)
     return parser

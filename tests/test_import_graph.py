@@ -29,7 +29,7 @@ LAYERS: list[set[str]] = [
     {"report", "track"},
     {TASK_PACKAGES},  # a task's package implements the task contract on every layer below; none imports one
     {"pipeline", "calibrate"},  # the drivers that wire the stages
-    {"sets"},
+    {"sets", "suite"},
     {"cli", "plan"},
     {"__main__"},
 ]

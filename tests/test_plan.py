@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from linteval_ray.plan import Figures, add_parser, default_figures, load_figures, plan
+from linteval_ray.suite.plan import SuiteFigures, plan_suite
 
 # Round numbers: 10 CPU-s per sample (cpp 12, py3 6, mix 50/50, no setup), 1 sample/s per GPU.
 KNOWN = Figures(
@@ -112,3 +113,33 @@ def test_plan_command_prints_ratio_and_wall_time(tmp_path: Path, capsys: pytest.
     projection = json.loads(capsys.readouterr().out)
     assert projection["cpus_per_gpu"] == pytest.approx(9.0)
     assert projection["wall_s"] == pytest.approx(550.0)
+
+
+SUITE = SuiteFigures(compile_cpu_s={"cpp": 1.0, "py2": 0.0}, test_cpu_s={"cpp": 0.1, "py2": 0.2}, tests_per_problem=10,
+                     language_mix={"cpp": 3, "py2": 1}, problem_setup_cpu_s=5.0, workers_per_problem=2.0,
+                     python2_runs=2.0, core_utilisation=0.5, startup_s=100.0)
+
+
+def test_a_suite_costs_its_solutions_by_language_with_python2_judged_twice() -> None:
+    # cpp 1 + 10 x 0.1 = 2 CPU-s; py2 (0 + 10 x 0.2) x 2 = 4 CPU-s; mix 3:1
+    assert SUITE.cpu_s_per_solution() == pytest.approx(0.75 * 2 + 0.25 * 4)
+    p = plan_suite(1000, problems=10, cpus_per_node=4, nodes=5, figures=SUITE)
+    assert p.cpu_hours == pytest.approx((1000 * 2.5 + 10 * 2 * 5) / 3600)
+    assert p.wall_s == pytest.approx(100 + (1000 * 2.5 + 100) / (5 * 4 * 0.5))
+
+
+def test_a_suite_gets_the_nodes_that_finish_it_in_the_wall_time() -> None:
+    p = plan_suite(100_000, problems=100, cpus_per_node=8, wall_hours=1.0, figures=SUITE)
+    assert p.wall_s <= 3600 < plan_suite(100_000, 100, 8, nodes=p.nodes - 1, figures=SUITE).wall_s
+    with pytest.raises(ValueError, match="one of nodes or a wall time"):
+        plan_suite(10, 1, 8, figures=SUITE)
+
+
+def test_the_cli_sizes_the_full_suite_job(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    args = parser.parse_args(["plan", "--suite-solutions", "11000000", "--wall-hours", "24", "--json"])
+    assert args.func(args) == 0
+    projection = json.loads(capsys.readouterr().out)
+    assert projection["solutions"] == 11_000_000 and projection["problems"] == 11682
+    assert projection["wall_s"] <= 24 * 3600 and projection["nodes"] >= 1 and projection["cpu_hours"] > 0

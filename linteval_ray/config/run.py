@@ -127,7 +127,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     if choice is not None and choice.names_a_model():
         data["generation"] = choice.applied_to(_section(data, "generation", "the model flags"), "the model flags")
     for item in overrides or []:
-        _apply_override(data, item)
+        apply_override(data, item)
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:
@@ -141,7 +141,8 @@ def _section(data: dict[str, Any], key: str, who: str) -> dict[str, Any]:
     return section
 
 
-def _apply_override(data: dict[str, Any], item: str) -> None:
+def apply_override(data: dict[str, Any], item: str) -> None:
+    """Set ``a.b.c=value`` (YAML) in the config data ``data`` (``linteval-ray suite`` applies its own with it)."""
     key, sep, raw = item.partition("=")
     if not sep or not key:
         raise ConfigError(f"override {item!r} is not key=value")

@@ -19,12 +19,18 @@ from linteval_ray.languages.base import LanguageSpec
 
 # One package of this folder each (``linteval_ray.languages.<name>``), in the dataset's order.
 BUILTIN_LANGUAGES = ("cpp", "py3", "java")
+# Judge-only languages (``linteval_ray.languages.<name>``): a way of running solutions that is never a
+# record's language (Python 2: ``linteval-ray suite`` judges human solutions in it). Each package
+# names the registered language it varies (``BASE``) and makes its spec from it (``variant``); the
+# registry knows it by name (``language``) and the toolchain by its tools (``judge_only_languages``).
+JUDGE_ONLY_LANGUAGES = ("py2",)
 # Modules (comma-separated) whose ``SPEC`` is a language to add: how a language defined outside
 # this package is registered in every process of a run (Ray workers inherit it, see pipeline/run.py).
 PLUGINS_ENV = "LINTEVAL_RAY_LANGUAGES"
 
 _SPECS: dict[str, LanguageSpec] = {}
 _VARIANTS: dict[str, LanguageSpec] = {}  # found by name, outside languages(): see register_variant
+_JUDGE_ONLY: dict[str, LanguageSpec] = {}  # among the variants: see JUDGE_ONLY_LANGUAGES
 _SOURCES: dict[str, str] = {}  # language -> where its spec came from (manifest.json ``languages``)
 IN_CODE = "register_language"
 _loaded = False
@@ -63,6 +69,12 @@ def language(name: str) -> LanguageSpec:
     except KeyError:
         known = ", ".join(sorted(specs))
         raise UnknownLanguageError(f"unknown language {name!r}: expected one of {known}") from None
+
+
+def judge_only_languages() -> tuple[LanguageSpec, ...]:
+    """The judge-only languages (``JUDGE_ONLY_LANGUAGES``) whose base language is registered."""
+    _specs()
+    return tuple(_JUDGE_ONLY.values())
 
 
 def languages() -> tuple[LanguageSpec, ...]:
@@ -129,4 +141,8 @@ def _load() -> None:
             _SOURCES[spec.name] = module
     for spec in registered:
         _add(spec)
+    for name in JUDGE_ONLY_LANGUAGES:
+        package = importlib.import_module(f"linteval_ray.languages.{name}")
+        if package.BASE in _SPECS and name not in _JUDGE_ONLY:
+            _JUDGE_ONLY[name] = _VARIANTS[name] = package.variant(_SPECS[package.BASE])
     _loaded = True

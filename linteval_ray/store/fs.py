@@ -13,6 +13,7 @@ profiles and instance roles keep working).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import logging
@@ -243,6 +244,13 @@ class ObjectStore(BaseModel):
                 return False
             raise
         return True
+
+    @_oserror_on_transport_failure
+    def remove(self, url: str) -> None:
+        """Delete the object at ``url``; one already gone is no error."""
+        fs, path = self.filesystem(url)
+        with contextlib.suppress(FileNotFoundError):
+            fs.rm_file(path)
 
     @_oserror_on_transport_failure
     def list_files(self, url: str, suffix: str = "", *, recursive: bool = True) -> list[str]:

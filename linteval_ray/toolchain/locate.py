@@ -62,6 +62,17 @@ class UnderPrefix:
 
 
 @dataclass(frozen=True)
+class FileUnderPrefix:
+    """A file of the toolchain prefix (an interpreter a recipe unpacked there)."""
+
+    path: str
+
+    def find(self, prefix: Path) -> str | None:
+        file = prefix / self.path
+        return str(file) if file.is_file() else None
+
+
+@dataclass(frozen=True)
 class InstalledDistribution:
     """A Python distribution of this interpreter's environment; its path is the site-packages folder."""
 

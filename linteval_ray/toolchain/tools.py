@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linteval_ray.languages.registry import languages
+from linteval_ray.languages.registry import judge_only_languages, languages
 from linteval_ray.toolchain.locate import OnPath, UnderPrefix
 from linteval_ray.toolchain.probe import PinnedDigest, VersionCommand
 from linteval_ray.toolchain.recipes import AptPackage, WheelMember
@@ -39,10 +39,11 @@ JUDGE_TOOLS = (TESTLIB, BWRAP)
 
 
 def tools() -> tuple[ToolSpec, ...]:
-    """Every tool: each language's rows in language order (a row two languages share, once),
-    then the judge's own."""
+    """Every tool: each language's rows in language order (a row two languages share, once), the
+    judge-only languages' (Python 2), then the judge's own."""
     rows: dict[str, ToolSpec] = {}
-    for spec in (*(row for language in languages() for row in language.tools), *JUDGE_TOOLS):
+    specs = (*languages(), *judge_only_languages())
+    for spec in (*(row for language in specs for row in language.tools), *JUDGE_TOOLS):
         if rows.setdefault(spec.name, spec) != spec:
             raise ValueError(f"two different tool rows are named {spec.name!r}")
     return tuple(rows.values())

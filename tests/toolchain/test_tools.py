@@ -11,10 +11,11 @@ import pytest
 
 from linteval_ray.errors import LintEvalError
 from linteval_ray.languages import languages
+from linteval_ray.languages.registry import judge_only_languages
 from linteval_ray.toolchain import Toolchain, ToolchainError, ToolSpec, tools
 from linteval_ray.toolchain.locate import Locator
 from linteval_ray.toolchain.probe import Probe
-from linteval_ray.toolchain.recipes import AptPackage, NpmPackage, PipPackage, WheelMember
+from linteval_ray.toolchain.recipes import AptPackage, DebianArchive, NpmPackage, PipPackage, WheelMember
 from linteval_ray.toolchain.spec import Pin
 from linteval_ray.toolchain.tools import JUDGE_TOOLS
 
@@ -28,9 +29,10 @@ def test_every_tool_has_a_locate_probe_pin_and_install_path(spec: ToolSpec, tmp_
     assert isinstance(spec.locate, Locator) and callable(spec.locate.find)
     assert isinstance(spec.probe, Probe) and callable(spec.probe.read)
     assert isinstance(spec.pin, Pin) and spec.pin.expected
-    assert isinstance(spec.install, AptPackage | PipPackage | NpmPackage | WheelMember)
+    assert isinstance(spec.install, AptPackage | PipPackage | NpmPackage | WheelMember | DebianArchive)
     command = spec.install.command(tmp_path)
-    package = {AptPackage: "package", PipPackage: "requirement", NpmPackage: "package", WheelMember: "wheel"}
+    package = {AptPackage: "package", PipPackage: "requirement", NpmPackage: "package", WheelMember: "wheel",
+               DebianArchive: "target"}
     assert getattr(spec.install, package[type(spec.install)]) in command
 
 
@@ -43,7 +45,7 @@ def test_every_tool_is_found_and_probed_on_this_machine(spec: ToolSpec, toolchai
 
 
 def test_the_table_is_the_judges_rows_and_each_languages_once() -> None:
-    rows = [*JUDGE_TOOLS, *(row for spec in languages() for row in spec.tools)]
+    rows = [*JUDGE_TOOLS, *(row for spec in (*languages(), *judge_only_languages()) for row in spec.tools)]
     assert {spec.name for spec in TOOLS} == {row.name for row in rows}
     assert len({spec.name for spec in TOOLS}) == len(TOOLS)
     assert {row.name for row in languages()[0].tools} == {"gxx", "clang_tidy"}  # C++'s rows live in its package

@@ -11,6 +11,7 @@ testlib checker. One problem is one sample per answer language. This package is 
 | ``prompt.py``, ``prompts/`` | the versioned code-generation prompt |
 | ``judge.py``, ``compat.py``, ``checkers/`` | judging on the given tests: strict and compat profiles |
 | ``metrics.py``, ``report.py`` | its section of metrics.json, its report tables and browser pages |
+| ``suite.py`` | its problems as a test suite's source: given code judged on their tests (``linteval-ray suite``) |
 """
 
 from __future__ import annotations
@@ -30,12 +31,13 @@ from linteval_ray.reduce.metrics import RunMetrics
 from linteval_ray.report.tables import Table
 from linteval_ray.schema.table import ResultTable
 from linteval_ray.store import ObjectStore
-from linteval_ray.tasks.base import Evaluator, ReadContext, RowReader, SiteView, Task
+from linteval_ray.tasks.base import Evaluator, ReadContext, RowReader, SiteView, SolutionJudge, Task
 from linteval_ray.tasks.codecontests_o import metrics, prompt, report
 from linteval_ray.tasks.codecontests_o.judge import CodeContestsEvaluator
 from linteval_ray.tasks.codecontests_o.options import CodeContestsOptions
 from linteval_ray.tasks.codecontests_o.reader import DEFAULT_LANGUAGES, ProblemReader
 from linteval_ray.tasks.codecontests_o.record import RECOGNIZED_BY, TASK_NAME
+from linteval_ray.tasks.codecontests_o.suite import GivenTestsJudge
 from linteval_ray.validate.engine import Validator
 
 HUB = "hf://datasets/caijanfeng/CodeContests-O/data"
@@ -64,6 +66,9 @@ class CodeContestsTask(Task):
 
     def evaluator(self, worker: Validator) -> Evaluator:
         return CodeContestsEvaluator(worker)
+
+    def solution_judge(self, worker: Validator) -> SolutionJudge:
+        return GivenTestsJudge(worker)
 
     def metrics(self, results: ResultTable, run_metrics: RunMetrics) -> dict[str, Any] | None:
         return metrics.task_metrics(results)

@@ -2,11 +2,13 @@
 
 The task the engine was built for: its record (``schema/record.py``), loader (``load/loader.py``),
 prompt (``prompt/``), judge (``validate/engine.py``), metrics (``reduce/``) and report
-(``report/``) live where they always have; this package names them as a ``Task``.
+(``report/``) live where they always have; this package names them as a ``Task``. Its problems can be
+a test suite's source too (``linteval-ray suite``: ``solution_judge``).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
@@ -28,8 +30,19 @@ from linteval_ray.schema import LintEvalRecord, ResultRow
 from linteval_ray.schema.bundled import bundled_path
 from linteval_ray.schema.task import LINTEVAL_TASK
 from linteval_ray.store import ObjectStore
-from linteval_ray.tasks.base import Evaluator, ReadContext, RowReader, SiteView, Task
+from linteval_ray.tasks.base import (
+    Evaluator,
+    JudgedSolution,
+    ReadContext,
+    RowReader,
+    SiteView,
+    SolutionJudge,
+    SolutionOptions,
+    Task,
+)
 from linteval_ray.validate.engine import Validator
+from linteval_ray.validate.judge import ProblemError, prepare_problem
+from linteval_ray.validate.solutions import judge_code
 
 RECOGNIZED_BY = frozenset({"sample_id", "code", "generator_cmd"})
 
@@ -48,6 +61,27 @@ class _Evaluator:
 
     def evaluate(self, rows: list[dict[str, Any]]) -> list[ResultRow]:
         return self._worker.evaluate_linteval(rows)
+
+
+class _SolutionJudge:
+    """LintEval's problems as a test suite's source: given code judged on the tests its problem's generator
+    makes, against the original program's answers and under its time scale, as a revision is judged
+    (``validate/judge/problem.py``: tools, tests and answers cached by content)."""
+
+    def __init__(self, worker: Validator) -> None:
+        self._ctx = worker.judge
+
+    def judge(self, record_json: str, language: str, code: str, options: SolutionOptions) -> JudgedSolution:
+        record = LintEvalRecord.model_validate_json(record_json)
+        started = time.monotonic()
+        try:
+            problem = prepare_problem(record, self._ctx)
+        except ProblemError as exc:
+            return JudgedSolution(invalid_problem=str(exc), prepare_s=time.monotonic() - started)
+        prepare_s = time.monotonic() - started
+        judged = judge_code(language, code, problem, self._ctx, checks=lambda: None,
+                            stop_at_first_failure=options.stop_at_first_failure, dialects=options.cpp_dialects)
+        return JudgedSolution(result=judged.result, judged_as=judged.judged_as, prepare_s=prepare_s)
 
 
 class LintEvalTask(Task):
@@ -69,6 +103,9 @@ class LintEvalTask(Task):
 
     def evaluator(self, worker: Validator) -> Evaluator:
         return _Evaluator(worker)
+
+    def solution_judge(self, worker: Validator) -> SolutionJudge:
+        return _SolutionJudge(worker)
 
     def report_tables(self, metrics: RunMetrics) -> list[Table]:
         return metric_tables(metrics)

@@ -1,0 +1,7 @@
+#include <cstdio>
+
+int main() {
+    int a, b;
+    std::scanf("%d %d", &a, &b);
+    std::printf("%d\n", a * b);
+}

@@ -1,0 +1,2 @@
+input()
+print(max(map(int, input().split())))
