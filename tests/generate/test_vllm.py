@@ -2,7 +2,7 @@
 
 Each engine start costs minutes on a loaded 2-core machine: the checks share the few there are
 (the base run, tests/generate/conftest.py, also compared with `vllm serve` in test_endpoint.py; one
-LoRA run, two LoRA probes, one engine of the stage alone, one pipeline run)."""
+LoRA run, one LoRA probe, one engine of the stage alone, one pipeline run)."""
 
 from __future__ import annotations
 
@@ -167,23 +167,19 @@ LORA_ENGINE = {"max_model_len": 4096, "max_lora_rank": 8}
 
 
 @pytest.mark.timeout(1500)  # an engine start of its own
-def test_the_lora_probe_passes_an_adapter_that_changes_outputs(
-    tiny_model: Path, tiny_lora: Path, local_ray: None, tmp_path: Path
-) -> None:
-    assert VLLMBackend(tiny_config(tiny_model, tmp_path, lora=str(tiny_lora), engine_kwargs=LORA_ENGINE)).probe() == []
-    # The probe's engine ran in a placement group of its own, removed (engine killed) before probe() returned.
-    probes = {name: state for name, state in engine_groups().items() if name.startswith("linteval-LoRA-probe-")}
-    assert probes and set(probes.values()) == {"REMOVED"}, probes
-
-
-@pytest.mark.timeout(1500)
 def test_the_lora_probe_flags_an_adapter_that_changes_nothing(
     tiny_model: Path, tiny_zero_lora: Path, local_ray: None, tmp_path: Path
 ) -> None:
+    """An adapter whose weights are zero gives the base model's greedy output: a warning, not a failure.
+    (One that changes the text passes the probe: ``LoraProbe`` below; the bfloat16 run above shows a real
+    adapter changing generations.)"""
     zero = VLLMBackend(tiny_config(tiny_model, tmp_path, lora=str(tiny_zero_lora), engine_kwargs=LORA_ENGINE))
     [warning] = zero.probe()
     assert warning.startswith(f"the adapter changed nothing: not loaded? LoRA {tiny_zero_lora} gave the base "
                               "model's greedy output on all 3 probe prompts")
+    # The probe's engine ran in a placement group of its own, removed (engine killed) before probe() returned.
+    probes = {name: state for name, state in engine_groups().items() if name.startswith("linteval-LoRA-probe-")}
+    assert probes and set(probes.values()) == {"REMOVED"}, probes
 
 
 def test_an_adapter_that_never_applies_fails_the_run_and_some_errors_warn() -> None:
