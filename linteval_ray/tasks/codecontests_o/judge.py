@@ -42,13 +42,13 @@ from linteval_ray.tasks.codecontests_o.options import Profile
 from linteval_ray.tasks.codecontests_o.record import TASK_NAME, CodeContestsRecord
 from linteval_ray.tasks.codecontests_o.tests import TestsMissing, given_problem
 from linteval_ray.validate.audit import audited
-from linteval_ray.validate.judge.check import BATCH_BUDGET_CAPS, check_outputs
+from linteval_ray.validate.judge.check import check_outputs
 from linteval_ray.validate.judge.compile import CompiledProgram, compile_cached, compile_program
 from linteval_ray.validate.judge.context import JudgeContext
 from linteval_ray.validate.judge.failure import HEAD_BYTES
 from linteval_ray.validate.judge.problem import PreparedProblem
 from linteval_ray.validate.judge.records import TestRecord
-from linteval_ray.validate.judge.run import Audit, JudgeResult, in_words, judged_tests, same_judgement
+from linteval_ray.validate.judge.run import Audit, BatchedChecks, JudgeResult, in_words, judged_tests, same_judgement
 from linteval_ray.validate.sanitize import replace_host_paths, sanitize
 from linteval_ray.validate.scratch import work_dir
 
@@ -166,38 +166,15 @@ class Problems:
         return None
 
 
-class GivenChecks:
+class GivenChecks(BatchedChecks):
     """The ``OutputChecks`` of given tests (see the module docstring, step 4): outputs gathered up
     to the same budget as the checker's batches, then judged together."""
 
     def __init__(self, problem: Problem, compat: bool) -> None:
+        super().__init__(problem.ctx)
         self._problem, self._compat = problem, compat
-        self._budget = BATCH_BUDGET_CAPS * (problem.ctx.limits.output_mb << 20)
-        self._pending: list[tuple[TestRecord, bytes]] = []
-        self._size = 0
-        self._lock = threading.Lock()
 
-    def add(self, record: TestRecord, output: bytes) -> None:
-        with self._lock:
-            self._pending.append((record, output))
-            self._size += len(output)
-            if self._size <= self._budget:
-                return
-            full = self._take()
-        self._judge(full)
-
-    def finish(self) -> None:
-        with self._lock:
-            rest = self._take()
-        self._judge(rest)
-
-    def _take(self) -> list[tuple[TestRecord, bytes]]:
-        taken, self._pending, self._size = self._pending, [], 0
-        return taken
-
-    def _judge(self, pending: list[tuple[TestRecord, bytes]]) -> None:
-        if not pending:
-            return
+    def _check(self, pending: list[tuple[TestRecord, bytes]]) -> None:
         if self._compat:
             pending = self._by_harness_comparison(pending)
             if not self._problem.own_checker:

@@ -145,12 +145,12 @@ def in_words(result: JudgeResult) -> str:
             f"({result.tests_skipped} skipped){first}")
 
 
-class PendingChecks:
-    """Outputs of runs that ended normally, checked in batches (``check.py``): at the end, or as
-    soon as they hold more than the batch budget. ``run_tests``' threads add to it."""
+class BatchedChecks:
+    """Outputs of runs that ended normally, gathered up to the checker's batch budget (``check.py``) and
+    judged together by ``_check``: at the end, or as soon as they hold more than the budget.
+    ``run_tests``' threads add to it."""
 
-    def __init__(self, problem: PreparedProblem, ctx: JudgeContext) -> None:
-        self._problem, self._ctx = problem, ctx
+    def __init__(self, ctx: JudgeContext) -> None:
         self._budget = BATCH_BUDGET_CAPS * (ctx.limits.output_mb << 20)
         self._pending: list[tuple[TestRecord, bytes]] = []
         self._size = 0
@@ -168,11 +168,24 @@ class PendingChecks:
     def finish(self) -> None:
         with self._lock:
             rest = self._take()
-        self._check(rest)
+        if rest:
+            self._check(rest)
 
     def _take(self) -> list[tuple[TestRecord, bytes]]:
         taken, self._pending, self._size = self._pending, [], 0
         return taken
+
+    def _check(self, pending: list[tuple[TestRecord, bytes]]) -> None:
+        """Set each record's verdict (and its detail, evidence and output head when it failed)."""
+        raise NotImplementedError
+
+
+class PendingChecks(BatchedChecks):
+    """The problem's checker on the outputs, in batches."""
+
+    def __init__(self, problem: PreparedProblem, ctx: JudgeContext) -> None:
+        super().__init__(ctx)
+        self._problem, self._ctx = problem, ctx
 
     def _check(self, pending: list[tuple[TestRecord, bytes]]) -> None:
         checked = check_outputs([(record.name, output) for record, output in pending], self._problem, self._ctx)
