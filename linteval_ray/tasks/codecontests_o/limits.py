@@ -16,47 +16,25 @@ profile replaces them with the published harness's 20 s per test (``judge.py``).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError
 
 from linteval_ray.load.errors import MalformedRow, SourceError
 from linteval_ray.load.readers import iter_rows
 from linteval_ray.load.split import split_files
 from linteval_ray.store import ObjectStore
 from linteval_ray.tasks.codecontests_o.options import CodeContestsOptions
-from linteval_ray.tasks.codecontests_o.record import DIFFICULTIES, SOURCES, ProblemRow, enum_name, seconds
+from linteval_ray.tasks.codecontests_o.record import ProblemFacts, ProblemRow
 
 SIDE_COLUMNS = ("name", "time_limit", "memory_limit_bytes", "difficulty", "source", "cf_rating")
 MB = 1 << 20
 
 
-class SideRow(BaseModel):
+class SideRow(ProblemFacts):
     """A side table's row: the limits and facts of one problem."""
 
-    model_config = ConfigDict(extra="ignore")
-
     name: str = Field(min_length=1)
-    time_limit: float | None = Field(default=None, gt=0)
-    memory_limit_bytes: int | None = Field(default=None, gt=0)
-    difficulty: str | None = None
-    source: str | None = None
-    cf_rating: int | None = None
-
-    @field_validator("time_limit", mode="before")
-    @classmethod
-    def _seconds(cls, value: Any) -> Any:
-        return seconds(value)
-
-    @field_validator("difficulty", mode="before")
-    @classmethod
-    def _difficulty(cls, value: Any) -> Any:
-        return enum_name(value, DIFFICULTIES)
-
-    @field_validator("source", mode="before")
-    @classmethod
-    def _source(cls, value: Any) -> Any:
-        return enum_name(value, SOURCES)
 
 
 class Limits(NamedTuple):

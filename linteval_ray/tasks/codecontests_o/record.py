@@ -49,27 +49,16 @@ class GivenTest(BaseModel):
         return value.get("stdout") if isinstance(value, dict) else value
 
 
-class ProblemRow(BaseModel):
-    """The columns of a CodeContests-O row the evaluation reads (the others are never read)."""
+class ProblemFacts(BaseModel):
+    """A problem's limits and facts as deepmind/code_contests states them (a row's or a side table's)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    name: str = Field(min_length=1)
-    description: str = Field(min_length=1)
-    corner_cases: list[GivenTest] = Field(min_length=1)
-    checker: str | None = None
-    title: str | None = None
     difficulty: str | None = None
     source: str | None = None
     cf_rating: int | None = None
     time_limit: float | None = Field(default=None, gt=0, description="seconds (or {seconds, nanos})")
     memory_limit_bytes: int | None = Field(default=None, gt=0)
-
-    @field_validator("checker", mode="before")
-    @classmethod
-    def _blank_checker(cls, value: Any) -> Any:
-        """An empty checker is none (the card's rows leave it empty for single-answer problems)."""
-        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("difficulty", mode="before")
     @classmethod
@@ -85,6 +74,22 @@ class ProblemRow(BaseModel):
     @classmethod
     def _seconds(cls, value: Any) -> Any:
         return seconds(value)
+
+
+class ProblemRow(ProblemFacts):
+    """The columns of a CodeContests-O row the evaluation reads (the others are never read)."""
+
+    name: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+    corner_cases: list[GivenTest] = Field(min_length=1)
+    checker: str | None = None
+    title: str | None = None
+
+    @field_validator("checker", mode="before")
+    @classmethod
+    def _blank_checker(cls, value: Any) -> Any:
+        """An empty checker is none (the card's rows leave it empty for single-answer problems)."""
+        return None if isinstance(value, str) and not value.strip() else value
 
 
 def enum_name(value: Any, names: tuple[str, ...]) -> Any:
