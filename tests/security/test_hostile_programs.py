@@ -2,10 +2,11 @@
 contained, classed, leaks nothing into its result row, and the samples after it are judged
 normally.
 
-One Validator serves the whole module. A fake ``AWS_SECRET_ACCESS_KEY`` is planted in the
-environment before it is created and host files are planted where programs aim. Each
-language's cases go through the Validator as ONE batch, as a worker gets them (one linter
-process for the batch, then judged one after the other), followed by a good revision.
+Two Validators serve the whole module, C++'s cases beside Python's and Java's. A fake
+``AWS_SECRET_ACCESS_KEY`` is planted in the environment before they are created and host files
+are planted where programs aim. Each language's cases go through its Validator as ONE batch, as a
+worker gets them (one linter process for the batch, then judged one after the other), followed by
+a good revision.
 Per case the test checks: the verdict class, that the planted secrets (and the host's
 ``/etc/shadow``) appear in no field of the serialized row, that every later sample of the
 batch was judged normally, that the planted files are intact, that no process of a sandbox
@@ -21,6 +22,7 @@ import socket
 import subprocess
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -32,7 +34,7 @@ from linteval_ray.validate.engine import Validator
 from linteval_ray.validate.sandbox.uids import LOCK_DIR, UID_RANGE, _proc_owners
 from tests.security.corpus import CORPUS, Case, Targets
 
-# One module-wide fixture judges every case (~2 min idle; far more on a loaded host).
+# One module-wide fixture judges every case (~1.5 min idle; far more on a loaded host).
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 SECRET = f"PLANTED-{uuid.uuid4().hex}"
@@ -46,14 +48,21 @@ LIMITS = TestLimits(time_floor_s=2.0, time_factor=3.0, memory_mb=256, output_mb=
 
 
 
+# The corpus in two streams judged at the same time, each by a Validator of its own: C++'s (its
+# sleepers and fork bomb spend ~90 s of wall clock at their caps, little CPU) beside Python's and Java's.
+STREAMS = (("cpp",), ("py3", "java"))
+
+
 @pytest.fixture(scope="module")
-def validator(session_cache_dir: str) -> Iterator[Validator]:
+def validators(session_cache_dir: str) -> Iterator[dict[str, Validator]]:
+    """Language -> the Validator judging its cases."""
     previous = os.environ.get("AWS_SECRET_ACCESS_KEY")
-    os.environ["AWS_SECRET_ACCESS_KEY"] = SECRET  # before the Validator: it must never pass it on
-    config = ValidationConfig(limits=LIMITS, pool=PoolConfig(num_cpus=2))
-    validator = Validator(config)
-    yield validator
-    validator.close()
+    os.environ["AWS_SECRET_ACCESS_KEY"] = SECRET  # before the Validators: they must never pass it on
+    config = ValidationConfig(limits=LIMITS, pool=PoolConfig(num_cpus=1))
+    made = [Validator(config) for _ in STREAMS]
+    yield {language: validator for stream, validator in zip(STREAMS, made, strict=True) for language in stream}
+    for validator in made:
+        validator.close()
     if previous is None:
         os.environ.pop("AWS_SECRET_ACCESS_KEY", None)
     else:
@@ -79,10 +88,10 @@ def sentinel() -> Iterator[subprocess.Popen]:
 
 
 @pytest.fixture(scope="module")
-def planted(tmp_path_factory: pytest.TempPathFactory, validator: Validator) -> dict[Path, bytes]:
+def planted(tmp_path_factory: pytest.TempPathFactory, validators: dict[str, Validator]) -> dict[Path, bytes]:
     """Files a program aims at, world-readable (only the sandbox can keep programs out)."""
     root = tmp_path_factory.mktemp("planted")
-    other_work = validator._scratch / "run-other-sample"
+    other_work = validators["cpp"]._scratch / "run-other-sample"
     other_work.mkdir()
     files = {
         root / "secret.txt": FILE_SECRET.encode(),
@@ -153,15 +162,22 @@ def _accepted_connection(listener: socket.socket) -> bool:
 
 
 @pytest.fixture(scope="module")
-def judged(validator: Validator, records, targets: Targets) -> dict[tuple[str, str], tuple[ResultRow, ResultRow]]:
+def judged(validators: dict[str, Validator], records, targets: Targets
+           ) -> dict[tuple[str, str], tuple[ResultRow, ResultRow]]:
     """(language, case name) -> (its row, the good revision judged after the whole batch)."""
-    results = {}
-    for language, record in records.items():
-        cases = [c for c in CORPUS if c.language == language]
-        rows = [_row(record, targets.fill(c.code), draw) for draw, c in enumerate(cases)]
-        *hostile, good = validator.evaluate_batch([*rows, _row(record, record.code, len(rows))])
-        results.update({(language, c.name): (row, good) for c, row in zip(cases, hostile, strict=True)})
-    return results
+
+    def judge_stream(stream: tuple[str, ...]) -> dict[tuple[str, str], tuple[ResultRow, ResultRow]]:
+        results = {}
+        for language in stream:
+            record = records[language]
+            cases = [c for c in CORPUS if c.language == language]
+            rows = [_row(record, targets.fill(c.code), draw) for draw, c in enumerate(cases)]
+            *hostile, good = validators[language].evaluate_batch([*rows, _row(record, record.code, len(rows))])
+            results.update({(language, c.name): (row, good) for c, row in zip(cases, hostile, strict=True)})
+        return results
+
+    with ThreadPoolExecutor(len(STREAMS)) as pool:
+        return {key: value for found in pool.map(judge_stream, STREAMS) for key, value in found.items()}
 
 
 def _params() -> list:
@@ -169,7 +185,7 @@ def _params() -> list:
 
 
 @pytest.mark.parametrize("case", _params())
-def test_hostile_revision_is_contained(case: Case, judged, validator: Validator, targets: Targets,
+def test_hostile_revision_is_contained(case: Case, judged, validators: dict[str, Validator], targets: Targets,
                                        planted: dict[Path, bytes], listener: socket.socket,
                                        sentinel: subprocess.Popen) -> None:
     hostile, good = judged[(case.language, case.name)]
@@ -194,7 +210,7 @@ def test_hostile_revision_is_contained(case: Case, judged, validator: Validator,
     assert Path(targets.cache_dir).is_dir() and any(Path(targets.cache_dir).rglob("*.ans"))
     assert sentinel.poll() is None, "a host process was killed"
     assert not _accepted_connection(listener), "the program reached a host listener"
-    assert _leftover_sandbox_processes(validator.sandbox.uids) == []
+    assert _leftover_sandbox_processes([uid for v in validators.values() for uid in v.sandbox.uids]) == []
 
 
 def _serialized(row: ResultRow) -> str:

@@ -77,13 +77,17 @@ class RunCgroup:
         return True
 
 
+# Run cgroups are named by the process and a number: one count for the process, since several
+# sandboxes (each with its MemoryCgroups) may live in one (an in-process validation beside another).
+_RUN_NUMBERS = itertools.count()
+_RUN_NUMBERS_LOCK = threading.Lock()
+
+
 class MemoryCgroups:
     """Creates the runs' cgroups under the worker's own memory cgroup."""
 
     def __init__(self, parent: Path, version: int) -> None:
         self.parent, self.version = parent, version
-        self._counter = itertools.count()
-        self._lock = threading.Lock()
         self._sweep_stale()
 
     @classmethod
@@ -105,8 +109,8 @@ class MemoryCgroups:
 
     def create(self, limit_mb: int) -> RunCgroup:
         """A new cgroup whose processes may use ``limit_mb`` MB of memory together, without swap."""
-        with self._lock:
-            name = f"{PREFIX}{os.getpid()}-{next(self._counter)}"
+        with _RUN_NUMBERS_LOCK:
+            name = f"{PREFIX}{os.getpid()}-{next(_RUN_NUMBERS)}"
         cgroup = RunCgroup(self.parent / name, self.version)
         cgroup.path.mkdir()
         try:

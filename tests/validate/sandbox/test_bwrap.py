@@ -114,6 +114,26 @@ def test_a_memory_cgroup_counts_and_bounds_what_the_run_uses(sandbox: BwrapSandb
     assert fits.memory_peak_mb is not None and fits.memory_peak_mb < 64  # 8 stacks of 256 MiB reserved
 
 
+@as_root
+def test_two_sandboxes_of_one_process_run_in_memory_cgroups_of_their_own(workdir: Path, tmp_path: Path) -> None:
+    """Two validations in one process (each its sandbox): their runs' cgroups never share a name."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from linteval_ray.validate.sandbox import make_sandbox
+
+    boxes = [make_sandbox("bwrap") for _ in range(2)]
+    folders = [workdir, world_readable_dir(tmp_path / "other")]
+    try:
+        assert all(isinstance(box, BwrapSandbox) and box.counts_memory for box in boxes)
+        with ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(lambda i: [run(boxes[i], ["/bin/true"], folders[i], memory_mb=None, resident_mb=64)
+                                               for _ in range(5)], range(2)))
+    finally:
+        for box in boxes:
+            box.close()
+    assert all(r.ok and r.memory_peak_mb is not None for done in results for r in done)
+
+
 @pytest.mark.parametrize("program_mb", [5, 300])
 def test_peak_memory_is_the_programs_own_even_from_a_bigger_parent(
     sandbox: BwrapSandbox, workdir: Path, program_mb: int
