@@ -7,11 +7,12 @@ import signal
 import socket
 import subprocess
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from linteval_ray.validate.sandbox import BwrapSandbox, Mount, RunLimits, RunResult
+from linteval_ray.validate.sandbox import BwrapSandbox, Mount, RunLimits, RunResult, make_sandbox
 from linteval_ray.validate.sandbox.uids import processes_of_uid
 
 PYTHON = "/usr/bin/python3"
@@ -117,10 +118,6 @@ def test_a_memory_cgroup_counts_and_bounds_what_the_run_uses(sandbox: BwrapSandb
 @as_root
 def test_two_sandboxes_of_one_process_run_in_memory_cgroups_of_their_own(workdir: Path, tmp_path: Path) -> None:
     """Two validations in one process (each its sandbox): their runs' cgroups never share a name."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from linteval_ray.validate.sandbox import make_sandbox
-
     boxes = [make_sandbox("bwrap") for _ in range(2)]
     folders = [workdir, world_readable_dir(tmp_path / "other")]
     try:
